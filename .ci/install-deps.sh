@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs (as root, from Debian's packages) whatever the build, tests and benchmarks need and the
+# machine lacks. Sourced by test/run.sh and bench/run.sh.
+zg_packages=(g++ clang-16 meson ninja-build pkg-config python3 libboost-dev doctest-dev libbenchmark-dev)
+zg_missing=()
+for package in "${zg_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' ||
+    zg_missing+=("$package")
+done
+if ((${#zg_missing[@]})); then
+  echo "installing: ${zg_missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${zg_missing[@]}" >/dev/null
+fi

@@ -1,0 +1,71 @@
+// zerograd/core/arguments.hpp: which arguments the gradient functions of every mode take, and
+// the shape of the gradient they return.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <ranges>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace zg {
+
+/// What zg::value_and_grad (and its tape and forward twins) return; structured bindings work:
+/// `auto [v, g] = zg::value_and_grad(f, 2.0, 3.0);`.
+template <class Gradient>
+struct value_and_grad_result {
+    double value;
+    Gradient grad;
+};
+
+namespace detail {
+
+template <class A>
+struct is_std_array : std::false_type {};
+template <std::size_t N>
+struct is_std_array<std::array<double, N>> : std::true_type {};
+
+/// A number that becomes one scalar leaf.
+template <class A>
+concept scalar_argument = std::is_arithmetic_v<std::remove_cvref_t<A>>;
+
+/// A contiguous range of doubles that becomes one vector leaf.
+template <class A>
+concept vector_argument = std::ranges::contiguous_range<A> && std::ranges::sized_range<A> &&
+                          std::is_same_v < std::remove_cvref_t<std::ranges::range_value_t<A>>,
+double > ;
+
+template <class A>
+concept gradient_argument = scalar_argument<A> || vector_argument<A>;
+
+/// A single std::array<double, N> is spread into N scalar leaves.
+template <class... Args>
+inline constexpr bool spread_array = false;
+template <class A>
+inline constexpr bool spread_array<A> = is_std_array<std::remove_cvref_t<A>>::value;
+
+/// The gradient's type for these arguments: std::array<double, N> when every argument is a
+/// number (or a single std::array is spread), else a std::tuple with a double per number and a
+/// std::vector<double> per range.
+template <class... Args>
+struct gradient_of {
+    using type =
+        std::tuple<std::conditional_t<scalar_argument<Args>, double, std::vector<double>>...>;
+};
+template <class... Args>
+requires(scalar_argument<Args>&&...) struct gradient_of<Args...> {
+    using type = std::array<double, sizeof...(Args)>;
+};
+template <class A>
+requires spread_array<A>
+struct gradient_of<A> {
+    using type = std::remove_cvref_t<A>;
+};
+
+} // namespace detail
+
+template <class... Args>
+using gradient_t = typename detail::gradient_of<Args...>::type;
+
+} // namespace zg

@@ -1,0 +1,571 @@
+// zerograd/core/rules.hpp: every elementary operation's value and local partial derivatives,
+// written once and used by every mode (expression nodes, tape records, duals, tensor kernels).
+#pragma once
+
+#include <cmath> // the elementary functions on double
+#include <cstdint>
+#include <numbers> // pi, for erf's derivative
+#include <string_view>
+
+/// The operations every mode provides, as X-macro lists, so that each mode spells out its overloads
+/// from one list instead of thirty hand-written copies.
+/// Unary: `name(x)`; each has a rule `name_op` below.
+#define ZG_UNARY_FUNCTIONS(X)                                                                      \
+    X(square)                                                                                      \
+    X(sqrt) X(cbrt) X(exp) X(expm1) X(log) X(log1p) X(sin) X(cos) X(tan) X(asin) X(acos) X(atan)   \
+        X(sinh) X(cosh) X(tanh) X(sigmoid) X(relu) X(abs) X(erf)
+/// Binary: `name(x, y)`, either side may be a plain number.
+#define ZG_BINARY_FUNCTIONS(X) X(pow) X(atan2) X(hypot) X(min) X(max)
+/// Binary operators: `x OP y`, either side may be a plain number; the rule is `name_op`.
+#define ZG_BINARY_OPERATORS(X) X(add, +) X(sub, -) X(mul, *) X(div, /)
+
+namespace zg {
+
+/// Which rule produced a value; tapes store it (one byte) so graphs can be drawn and checked.
+enum class op_id : std::uint8_t {
+    leaf,
+    neg,
+    pown,
+#define ZG_ENUMERATE(fn, ...) fn,
+    ZG_UNARY_FUNCTIONS(ZG_ENUMERATE) ZG_BINARY_FUNCTIONS(ZG_ENUMERATE)
+        ZG_BINARY_OPERATORS(ZG_ENUMERATE)
+#undef ZG_ENUMERATE
+};
+
+/// A rule of one argument states `value(x)` and `dx(x, y)`, the partial at x given y = value(x);
+/// a rule of two states `value(l, r)`, `dl(l, r, y)` and `dr(l, r, y)`. T is double or any
+/// scalar that behaves like one (a dual number, for derivatives of derivatives): functions are
+/// called unqualified after `using std::f`, so argument-dependent lookup finds T's own overloads.
+/// Rules are empty structs except pown_op, which carries its exponent.
+
+// Small helpers shared by several rules.
+namespace detail {
+
+/// x^n by repeated squaring: exact for small n and usable in constant expressions.
+template <class T>
+constexpr T ipow(T x, int n) {
+    if (n < 0) return T(1) / ipow(x, -n);
+    T result(1);
+    while (n != 0) {
+        if (n & 1) result = result * x;
+        n /= 2;
+        if (n != 0) x = x * x;
+    }
+    return result;
+}
+
+} // namespace detail
+
+// ---- Arithmetic --------------------------------------------------------------------------------
+
+struct add_op {
+    static constexpr op_id id = op_id::add;
+    static constexpr std::string_view name = "+";
+    template <class T>
+    constexpr T value(const T& l, const T& r) const {
+        return l + r;
+    }
+    template <class T>
+    constexpr T dl(const T&, const T&, const T&) const {
+        return T(1);
+    }
+    template <class T>
+    constexpr T dr(const T&, const T&, const T&) const {
+        return T(1);
+    }
+};
+
+struct sub_op {
+    static constexpr op_id id = op_id::sub;
+    static constexpr std::string_view name = "-";
+    template <class T>
+    constexpr T value(const T& l, const T& r) const {
+        return l - r;
+    }
+    template <class T>
+    constexpr T dl(const T&, const T&, const T&) const {
+        return T(1);
+    }
+    template <class T>
+    constexpr T dr(const T&, const T&, const T&) const {
+        return T(-1);
+    }
+};
+
+struct mul_op {
+    static constexpr op_id id = op_id::mul;
+    static constexpr std::string_view name = "*";
+    template <class T>
+    constexpr T value(const T& l, const T& r) const {
+        return l * r;
+    }
+    template <class T>
+    constexpr T dl(const T&, const T& r, const T&) const {
+        return r;
+    }
+    template <class T>
+    constexpr T dr(const T& l, const T&, const T&) const {
+        return l;
+    }
+};
+
+// A direct rule rather than l * pow(r, -1): one division instead of a power, and exact.
+struct div_op {
+    static constexpr op_id id = op_id::div;
+    static constexpr std::string_view name = "/";
+    template <class T>
+    constexpr T value(const T& l, const T& r) const {
+        return l / r;
+    }
+    template <class T>
+    constexpr T dl(const T&, const T& r, const T&) const {
+        return T(1) / r;
+    }
+    template <class T>
+    constexpr T dr(const T&, const T& r, const T& y) const {
+        return -y / r;
+    }
+};
+
+struct neg_op {
+    static constexpr op_id id = op_id::neg;
+    static constexpr std::string_view name = "neg";
+    template <class T>
+    constexpr T value(const T& x) const {
+        return -x;
+    }
+    template <class T>
+    constexpr T dx(const T&, const T&) const {
+        return T(-1);
+    }
+};
+
+// ---- Powers and roots --------------------------------------------------------------------------
+
+/// x^y with both sides differentiable (either may be held constant by the mode).
+struct pow_op {
+    static constexpr op_id id = op_id::pow;
+    static constexpr std::string_view name = "pow";
+    template <class T>
+    T value(const T& l, const T& r) const {
+        using std::pow;
+        return pow(l, r);
+    }
+    // r == 0 is special-cased so that d/dx x^0 is 0 at x = 0 rather than 0 * inf.
+    template <class T>
+    T dl(const T& l, const T& r, const T&) const {
+        using std::pow;
+        return r == T(0) ? T(0) : r * pow(l, r - T(1));
+    }
+    // y == 0 (l == 0, r > 0) is special-cased: the limit is 0, not 0 * log(0).
+    template <class T>
+    T dr(const T& l, const T&, const T& y) const {
+        using std::log;
+        return y == T(0) ? T(0) : y * log(l);
+    }
+};
+
+/// x^n for an integer n: exact repeated multiplication, usable in constant expressions.
+struct pown_op {
+    int n;
+    static constexpr op_id id = op_id::pown;
+    static constexpr std::string_view name = "pow";
+    template <class T>
+    constexpr T value(const T& x) const {
+        return detail::ipow(x, n);
+    }
+    template <class T>
+    constexpr T dx(const T& x, const T&) const {
+        return n == 0 ? T(0) : T(n) * detail::ipow(x, n - 1);
+    }
+};
+
+struct square_op {
+    static constexpr op_id id = op_id::square;
+    static constexpr std::string_view name = "square";
+    template <class T>
+    constexpr T value(const T& x) const {
+        return x * x;
+    }
+    template <class T>
+    constexpr T dx(const T& x, const T&) const {
+        return T(2) * x;
+    }
+};
+
+struct sqrt_op {
+    static constexpr op_id id = op_id::sqrt;
+    static constexpr std::string_view name = "sqrt";
+    template <class T>
+    T value(const T& x) const {
+        using std::sqrt;
+        return sqrt(x);
+    }
+    template <class T>
+    T dx(const T&, const T& y) const {
+        return T(0.5) / y;
+    }
+};
+
+struct cbrt_op {
+    static constexpr op_id id = op_id::cbrt;
+    static constexpr std::string_view name = "cbrt";
+    template <class T>
+    T value(const T& x) const {
+        using std::cbrt;
+        return cbrt(x);
+    }
+    template <class T>
+    T dx(const T&, const T& y) const {
+        return T(1) / (T(3) * y * y);
+    }
+};
+
+struct hypot_op {
+    static constexpr op_id id = op_id::hypot;
+    static constexpr std::string_view name = "hypot";
+    template <class T>
+    T value(const T& l, const T& r) const {
+        using std::hypot;
+        return hypot(l, r);
+    }
+    // At the origin any unit vector is a subgradient; 0 keeps sums of hypots finite there.
+    template <class T>
+    T dl(const T& l, const T&, const T& y) const {
+        return y == T(0) ? T(0) : l / y;
+    }
+    template <class T>
+    T dr(const T&, const T& r, const T& y) const {
+        return y == T(0) ? T(0) : r / y;
+    }
+};
+
+// ---- Exponentials and logarithms ---------------------------------------------------------------
+
+struct exp_op {
+    static constexpr op_id id = op_id::exp;
+    static constexpr std::string_view name = "exp";
+    template <class T>
+    T value(const T& x) const {
+        using std::exp;
+        return exp(x);
+    }
+    template <class T>
+    T dx(const T&, const T& y) const {
+        return y;
+    }
+};
+
+struct expm1_op {
+    static constexpr op_id id = op_id::expm1;
+    static constexpr std::string_view name = "expm1";
+    template <class T>
+    T value(const T& x) const {
+        using std::expm1;
+        return expm1(x);
+    }
+    template <class T>
+    T dx(const T&, const T& y) const {
+        return y + T(1);
+    }
+};
+
+struct log_op {
+    static constexpr op_id id = op_id::log;
+    static constexpr std::string_view name = "log";
+    template <class T>
+    T value(const T& x) const {
+        using std::log;
+        return log(x);
+    }
+    template <class T>
+    T dx(const T& x, const T&) const {
+        return T(1) / x;
+    }
+};
+
+struct log1p_op {
+    static constexpr op_id id = op_id::log1p;
+    static constexpr std::string_view name = "log1p";
+    template <class T>
+    T value(const T& x) const {
+        using std::log1p;
+        return log1p(x);
+    }
+    template <class T>
+    T dx(const T& x, const T&) const {
+        return T(1) / (T(1) + x);
+    }
+};
+
+// ---- Trigonometric -----------------------------------------------------------------------------
+
+struct sin_op {
+    static constexpr op_id id = op_id::sin;
+    static constexpr std::string_view name = "sin";
+    template <class T>
+    T value(const T& x) const {
+        using std::sin;
+        return sin(x);
+    }
+    template <class T>
+    T dx(const T& x, const T&) const {
+        using std::cos;
+        return cos(x);
+    }
+};
+
+struct cos_op {
+    static constexpr op_id id = op_id::cos;
+    static constexpr std::string_view name = "cos";
+    template <class T>
+    T value(const T& x) const {
+        using std::cos;
+        return cos(x);
+    }
+    template <class T>
+    T dx(const T& x, const T&) const {
+        using std::sin;
+        return -sin(x);
+    }
+};
+
+struct tan_op {
+    static constexpr op_id id = op_id::tan;
+    static constexpr std::string_view name = "tan";
+    template <class T>
+    T value(const T& x) const {
+        using std::tan;
+        return tan(x);
+    }
+    template <class T>
+    T dx(const T&, const T& y) const {
+        return T(1) + y * y;
+    }
+};
+
+// (1 - x)(1 + x) instead of 1 - x^2: no cancellation near |x| = 1, where the derivative is large.
+struct asin_op {
+    static constexpr op_id id = op_id::asin;
+    static constexpr std::string_view name = "asin";
+    template <class T>
+    T value(const T& x) const {
+        using std::asin;
+        return asin(x);
+    }
+    template <class T>
+    T dx(const T& x, const T&) const {
+        using std::sqrt;
+        return T(1) / sqrt((T(1) - x) * (T(1) + x));
+    }
+};
+
+struct acos_op {
+    static constexpr op_id id = op_id::acos;
+    static constexpr std::string_view name = "acos";
+    template <class T>
+    T value(const T& x) const {
+        using std::acos;
+        return acos(x);
+    }
+    template <class T>
+    T dx(const T& x, const T&) const {
+        using std::sqrt;
+        return T(-1) / sqrt((T(1) - x) * (T(1) + x));
+    }
+};
+
+struct atan_op {
+    static constexpr op_id id = op_id::atan;
+    static constexpr std::string_view name = "atan";
+    template <class T>
+    T value(const T& x) const {
+        using std::atan;
+        return atan(x);
+    }
+    template <class T>
+    T dx(const T& x, const T&) const {
+        return T(1) / (T(1) + x * x);
+    }
+};
+
+struct atan2_op {
+    static constexpr op_id id = op_id::atan2;
+    static constexpr std::string_view name = "atan2";
+    template <class T>
+    T value(const T& l, const T& r) const {
+        using std::atan2;
+        return atan2(l, r);
+    }
+    template <class T>
+    T dl(const T& l, const T& r, const T&) const {
+        return r / (l * l + r * r);
+    }
+    template <class T>
+    T dr(const T& l, const T& r, const T&) const {
+        return -l / (l * l + r * r);
+    }
+};
+
+// ---- Hyperbolic and activations ----------------------------------------------------------------
+
+struct sinh_op {
+    static constexpr op_id id = op_id::sinh;
+    static constexpr std::string_view name = "sinh";
+    template <class T>
+    T value(const T& x) const {
+        using std::sinh;
+        return sinh(x);
+    }
+    template <class T>
+    T dx(const T& x, const T&) const {
+        using std::cosh;
+        return cosh(x);
+    }
+};
+
+struct cosh_op {
+    static constexpr op_id id = op_id::cosh;
+    static constexpr std::string_view name = "cosh";
+    template <class T>
+    T value(const T& x) const {
+        using std::cosh;
+        return cosh(x);
+    }
+    template <class T>
+    T dx(const T& x, const T&) const {
+        using std::sinh;
+        return sinh(x);
+    }
+};
+
+struct tanh_op {
+    static constexpr op_id id = op_id::tanh;
+    static constexpr std::string_view name = "tanh";
+    template <class T>
+    T value(const T& x) const {
+        using std::tanh;
+        return tanh(x);
+    }
+    template <class T>
+    T dx(const T&, const T& y) const {
+        return T(1) - y * y;
+    }
+};
+
+// Two branches so that exp never overflows: 1/(1+e^-x) for x >= 0, e^x/(1+e^x) below.
+struct sigmoid_op {
+    static constexpr op_id id = op_id::sigmoid;
+    static constexpr std::string_view name = "sigmoid";
+    template <class T>
+    T value(const T& x) const {
+        using std::exp;
+        if (x >= T(0)) return T(1) / (T(1) + exp(-x));
+        const T e = exp(x);
+        return e / (T(1) + e);
+    }
+    template <class T>
+    T dx(const T&, const T& y) const {
+        return y * (T(1) - y);
+    }
+};
+
+struct relu_op {
+    static constexpr op_id id = op_id::relu;
+    static constexpr std::string_view name = "relu";
+    template <class T>
+    constexpr T value(const T& x) const {
+        return x > T(0) ? x : T(0);
+    }
+    template <class T>
+    constexpr T dx(const T& x, const T&) const {
+        return x > T(0) ? T(1) : T(0);
+    }
+};
+
+// The derivative at 0 is 0, the subgradient PyTorch and most peers choose.
+struct abs_op {
+    static constexpr op_id id = op_id::abs;
+    static constexpr std::string_view name = "abs";
+    template <class T>
+    constexpr T value(const T& x) const {
+        return x < T(0) ? -x : x;
+    }
+    template <class T>
+    constexpr T dx(const T& x, const T&) const {
+        return x > T(0) ? T(1) : x < T(0) ? T(-1) : T(0);
+    }
+};
+
+struct erf_op {
+    static constexpr op_id id = op_id::erf;
+    static constexpr std::string_view name = "erf";
+    template <class T>
+    T value(const T& x) const {
+        using std::erf;
+        return erf(x);
+    }
+    template <class T>
+    T dx(const T& x, const T&) const {
+        using std::exp;
+        return T(2 * std::numbers::inv_sqrtpi) * exp(-x * x);
+    }
+};
+
+// On a tie each side gets half the adjoint (as PyTorch's minimum and maximum do), so that
+// min(x, x) and max(x, x) have derivative 1.
+struct min_op {
+    static constexpr op_id id = op_id::min;
+    static constexpr std::string_view name = "min";
+    template <class T>
+    constexpr T value(const T& l, const T& r) const {
+        return r < l ? r : l;
+    }
+    template <class T>
+    constexpr T dl(const T& l, const T& r, const T&) const {
+        return l < r ? T(1) : r < l ? T(0) : T(0.5);
+    }
+    template <class T>
+    constexpr T dr(const T& l, const T& r, const T&) const {
+        return r < l ? T(1) : l < r ? T(0) : T(0.5);
+    }
+};
+
+struct max_op {
+    static constexpr op_id id = op_id::max;
+    static constexpr std::string_view name = "max";
+    template <class T>
+    constexpr T value(const T& l, const T& r) const {
+        return l < r ? r : l;
+    }
+    template <class T>
+    constexpr T dl(const T& l, const T& r, const T&) const {
+        return r < l ? T(1) : l < r ? T(0) : T(0.5);
+    }
+    template <class T>
+    constexpr T dr(const T& l, const T& r, const T&) const {
+        return l < r ? T(1) : r < l ? T(0) : T(0.5);
+    }
+};
+
+/// The printable name of an operation ("leaf" for inputs and constants).
+constexpr std::string_view name_of(op_id id) {
+    switch (id) {
+    case op_id::leaf:
+        return "leaf";
+    case op_id::neg:
+        return neg_op::name;
+    case op_id::pown:
+        return pown_op::name;
+#define ZG_NAME_CASE(fn, ...)                                                                      \
+    case op_id::fn:                                                                                \
+        return fn##_op::name;
+        ZG_UNARY_FUNCTIONS(ZG_NAME_CASE)
+        ZG_BINARY_FUNCTIONS(ZG_NAME_CASE)
+        ZG_BINARY_OPERATORS(ZG_NAME_CASE)
+#undef ZG_NAME_CASE
+    }
+    return "?";
+}
+
+} // namespace zg

@@ -1,0 +1,111 @@
+// zerograd/tape/grad.hpp: zg::tape::grad and zg::tape::value_and_grad, the tape-mode twins of
+// zg::grad: they call f with zg::var leaves, sweep once, and reclaim what f recorded.
+#pragma once
+
+#include "zerograd/core/arguments.hpp"
+#include "zerograd/tape/tape.hpp"
+#include "zerograd/tape/var.hpp"
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace zg::tape {
+
+namespace detail {
+
+/// One argument's leaves: a var for a number, a vector of vars for a range of doubles.
+template <class A>
+auto make_leaves(basic_tape<double>& tape, const A& argument) {
+    if constexpr (zg::detail::scalar_argument<A>) {
+        return var(tape, static_cast<double>(argument));
+    } else {
+        std::vector<var> leaves;
+        leaves.reserve(std::ranges::size(argument));
+        for (double x : argument)
+            leaves.emplace_back(tape, x);
+        return leaves;
+    }
+}
+
+/// What f receives for those leaves: the var itself, or a span over the vector.
+inline const var& as_argument(const var& leaf) { return leaf; }
+inline std::span<const var> as_argument(const std::vector<var>& leaves) { return leaves; }
+
+inline double gradient_of(const var& leaf) { return leaf.grad(); }
+inline std::vector<double> gradient_of(const std::vector<var>& leaves) {
+    std::vector<double> gradient(leaves.size());
+    for (std::size_t i = 0; i < leaves.size(); ++i)
+        gradient[i] = leaves[i].grad();
+    return gradient;
+}
+
+template <class R>
+inline constexpr bool scalar_result = std::is_same_v<R, var> || std::is_arithmetic_v<R>;
+
+} // namespace detail
+
+/// The value of f at the arguments and its gradient, by one recording and one reverse sweep.
+/// Arguments and results as zg::value_and_grad: numbers give std::array<double, N> (a single
+/// std::array<double, N> is spread into N leaves); any range of doubles, passed to f as
+/// std::span<const zg::var>, makes the gradient a std::tuple. Everything f records is reclaimed
+/// before this returns.
+///
+///     auto [v, g] = zg::tape::value_and_grad([](auto x, auto y) { return x * y; }, 2.0, 3.0);
+///     // v == 6, g == {3, 2}
+template <class F, class... Args>
+auto value_and_grad(F&& f, const Args&... args) {
+    static_assert(sizeof...(Args) > 0, "zg::tape::value_and_grad: give f at least one argument");
+    static_assert((zg::detail::gradient_argument<Args> && ...),
+                  "zg::tape::value_and_grad: every argument must be a number, or a std::array, "
+                  "std::vector or std::span of doubles");
+    using gradient = gradient_t<Args...>;
+    basic_tape<double>& tape = this_thread_tape<double>();
+    const scope recording(tape);
+
+    auto leaves = [&] {
+        if constexpr (zg::detail::spread_array<Args...>) {
+            const auto& values = std::get<0>(std::tie(args...));
+            return [&]<std::size_t... I>(std::index_sequence<I...>) {
+                return std::tuple{detail::make_leaves(tape, values[I])...};
+            }
+            (std::make_index_sequence<std::tuple_size_v<gradient>>{});
+        } else {
+            return std::tuple{detail::make_leaves(tape, args)...};
+        }
+    }();
+    const auto y = std::apply(
+        [&](const auto&... each) { return std::invoke(f, detail::as_argument(each)...); }, leaves);
+    using result = std::remove_cvref_t<decltype(y)>;
+    static_assert(detail::scalar_result<result>,
+                  "zg::tape::value_and_grad: f must return one scalar (a zg::var); use "
+                  "zg::jacobian for functions with several outputs");
+
+    if constexpr (std::is_same_v<result, var>) {
+        if (y.index() >= recording.first()) tape.backward(y.index(), recording.first());
+    }
+    const double value = [&] {
+        if constexpr (std::is_same_v<result, var>)
+            return y.data();
+        else
+            return static_cast<double>(y);
+    }();
+    return std::apply(
+        [&](const auto&... each) {
+            return value_and_grad_result<gradient>{value, gradient{detail::gradient_of(each)...}};
+        },
+        leaves);
+}
+
+/// The gradient of f at the arguments; see value_and_grad.
+template <class F, class... Args>
+auto grad(F&& f, const Args&... args) {
+    return tape::value_and_grad(std::forward<F>(f), args...).grad;
+}
+
+} // namespace zg::tape

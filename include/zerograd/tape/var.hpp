@@ -1,0 +1,223 @@
+// zerograd/tape/var.hpp: basic_var, a handle to a node on a tape, and every elementary operation
+// on it (recorded through the shared rules of core/rules.hpp).
+#pragma once
+
+#include "zerograd/core/error.hpp"
+#include "zerograd/core/rules.hpp"
+#include "zerograd/core/scalar.hpp"
+#include "zerograd/tape/tape.hpp"
+
+#include <compare>
+#include <cstdint>
+#include <ostream>
+#include <string> // messages of errors
+#include <type_traits>
+
+namespace zg::tape {
+
+/// A scalar whose operations are recorded on a tape, micrograd's Value grown up: `data()` and
+/// `grad()` are the node's value and adjoint, `backward()` runs the reverse sweep.
+///
+/// A basic_var is a 16-byte handle: copying it names the same node, and `x += y` rebinds x to a
+/// new node. Operations record on their operands' tape; a variable made from a number records
+/// on the calling thread's tape. The references from `data()` and `grad()` are valid until the
+/// next operation is recorded on that tape (the arena may move when it grows).
+///
+///     zg::var a = 2.0, b = -3.0;
+///     zg::var d = tanh(a * b + pow(a, 2));
+///     d.backward();   // a.grad() == 1 - tanh(-2)^2 = 0.0707, times b + 2a = 1: 0.0707
+template <class T>
+class basic_var {
+public:
+    using value_type = T;
+    using tape_type = basic_tape<T>;
+    using index_type = typename tape_type::index_type;
+
+    /// A constant zero on the calling thread's tape.
+    basic_var() : basic_var(T(0)) {}
+    /// An input (leaf) holding `value`, on the calling thread's tape.
+    basic_var(const T& value) : basic_var(this_thread_tape<T>(), value) {}
+    template <class U>
+    requires std::is_arithmetic_v<U> &&(!std::is_same_v<U, T>)basic_var(U value)
+        : basic_var(T(value)) {}
+    /// An input holding `value` on the given tape.
+    basic_var(tape_type& tape, const T& value)
+        : tape_(&tape), index_(tape.record_leaf(value)), stamp_(tape.stamp()) {}
+
+    /// The node's value; assigning to a leaf's data changes the input (a parameter update).
+    T& data() const { return checked_tape().value(index_); }
+    /// The node's adjoint, dL/d(this node) after L.backward().
+    T& grad() const { return checked_tape().adjoint(index_); }
+    /// The operation that produced this node (op_id::leaf for inputs).
+    op_id op() const { return checked_tape().op(index_); }
+
+    /// Seeds this node's gradient with 1 and accumulates (+=) into every ancestor, walking the
+    /// tape in reverse recording order.
+    void backward() const { checked_tape().backward(index_); }
+
+    /// The tape this node lives on, and its position there.
+    tape_type& tape() const { return checked_tape(); }
+    index_type index() const { return index_; }
+
+    basic_var& operator+=(const basic_var& r) { return *this = *this + r; }
+    basic_var& operator-=(const basic_var& r) { return *this = *this - r; }
+    basic_var& operator*=(const basic_var& r) { return *this = *this * r; }
+    basic_var& operator/=(const basic_var& r) { return *this = *this / r; }
+    basic_var& operator+=(const T& r) { return *this = *this + r; }
+    basic_var& operator-=(const T& r) { return *this = *this - r; }
+    basic_var& operator*=(const T& r) { return *this = *this * r; }
+    basic_var& operator/=(const T& r) { return *this = *this / r; }
+
+    /// Records y = op(x); the rule gives the value and the local partial.
+    template <class Op>
+    friend basic_var record(const Op& op, const basic_var& x) {
+        tape_type& tape = x.checked_tape();
+        const T xv = tape.value(x.index_);
+        const T y = op.value(xv);
+        zg::detail::check_result(op, y, xv);
+        return basic_var(tape, tape.record(Op::id, y, x.index_, op.dx(xv, y)));
+    }
+
+    /// Records y = op(l, r) for two variables on the same tape.
+    template <class Op>
+    friend basic_var record(const Op& op, const basic_var& l, const basic_var& r) {
+        tape_type& tape = l.checked_tape();
+        if (&tape != &r.checked_tape()) [[unlikely]]
+            throw error(std::string("zg::tape: operation ") + std::string(Op::name) +
+                        " mixes variables of two tapes (two threads?); each thread must make "
+                        "its own variables");
+        const T lv = tape.value(l.index_), rv = tape.value(r.index_);
+        const T y = op.value(lv, rv);
+        zg::detail::check_result(op, y, lv, rv);
+        return basic_var(
+            tape, tape.record(Op::id, y, l.index_, op.dl(lv, rv, y), r.index_, op.dr(lv, rv, y)));
+    }
+
+    /// Records y = op(l, r) with r a constant: only dy/dl is computed.
+    template <class Op>
+    friend basic_var record(const Op& op, const basic_var& l, const T& r) {
+        tape_type& tape = l.checked_tape();
+        const T lv = tape.value(l.index_);
+        const T y = op.value(lv, r);
+        zg::detail::check_result(op, y, lv, r);
+        return basic_var(tape, tape.record(Op::id, y, l.index_, op.dl(lv, r, y)));
+    }
+
+    /// Records y = op(l, r) with l a constant: only dy/dr is computed.
+    template <class Op>
+    friend basic_var record(const Op& op, const T& l, const basic_var& r) {
+        tape_type& tape = r.checked_tape();
+        const T rv = tape.value(r.index_);
+        const T y = op.value(l, rv);
+        zg::detail::check_result(op, y, l, rv);
+        return basic_var(tape, tape.record(Op::id, y, r.index_, op.dr(l, rv, y)));
+    }
+
+private:
+    basic_var(tape_type& tape, index_type index)
+        : tape_(&tape), index_(index), stamp_(tape.stamp()) {}
+
+    tape_type& checked_tape() const {
+        if (!tape_->holds(index_, stamp_)) [[unlikely]]
+            throw dangling_var("zg::dangling_var: this zg::var names node " +
+                               std::to_string(index_) +
+                               ", which was reclaimed when its zg::tape::scope ended");
+        return *tape_;
+    }
+
+    tape_type* tape_;
+    index_type index_;
+    std::uint32_t stamp_;
+};
+
+using var = basic_var<double>;
+
+// ---- Operations, each from its rule in core/rules.hpp -----------------------------------------
+// The plain-number side is std::type_identity_t<T> so that it takes part in no deduction and
+// converts (2 * x + 1 works with int literals).
+
+template <class T>
+basic_var<T> operator+(const basic_var<T>& x) {
+    return x;
+}
+template <class T>
+basic_var<T> operator-(const basic_var<T>& x) {
+    return record(neg_op{}, x);
+}
+
+#define ZG_TAPE_BINARY_OPERATOR(fn, symbol)                                                        \
+    template <class T>                                                                             \
+    basic_var<T> operator symbol(const basic_var<T>& l, const basic_var<T>& r) {                   \
+        return record(fn##_op{}, l, r);                                                            \
+    }                                                                                              \
+    template <class T>                                                                             \
+    basic_var<T> operator symbol(const basic_var<T>& l, const std::type_identity_t<T>& r) {        \
+        return record(fn##_op{}, l, r);                                                            \
+    }                                                                                              \
+    template <class T>                                                                             \
+    basic_var<T> operator symbol(const std::type_identity_t<T>& l, const basic_var<T>& r) {        \
+        return record(fn##_op{}, l, r);                                                            \
+    }
+ZG_BINARY_OPERATORS(ZG_TAPE_BINARY_OPERATOR)
+#undef ZG_TAPE_BINARY_OPERATOR
+
+#define ZG_TAPE_UNARY_FUNCTION(fn)                                                                 \
+    template <class T>                                                                             \
+    basic_var<T> fn(const basic_var<T>& x) {                                                       \
+        return record(fn##_op{}, x);                                                               \
+    }
+ZG_UNARY_FUNCTIONS(ZG_TAPE_UNARY_FUNCTION)
+#undef ZG_TAPE_UNARY_FUNCTION
+
+#define ZG_TAPE_BINARY_FUNCTION(fn)                                                                \
+    template <class T>                                                                             \
+    basic_var<T> fn(const basic_var<T>& l, const basic_var<T>& r) {                                \
+        return record(fn##_op{}, l, r);                                                            \
+    }                                                                                              \
+    template <class T>                                                                             \
+    basic_var<T> fn(const basic_var<T>& l, const std::type_identity_t<T>& r) {                     \
+        return record(fn##_op{}, l, r);                                                            \
+    }                                                                                              \
+    template <class T>                                                                             \
+    basic_var<T> fn(const std::type_identity_t<T>& l, const basic_var<T>& r) {                     \
+        return record(fn##_op{}, l, r);                                                            \
+    }
+ZG_BINARY_FUNCTIONS(ZG_TAPE_BINARY_FUNCTION)
+#undef ZG_TAPE_BINARY_FUNCTION
+
+/// x^n for an integer n: exact, and the exponent is not a variable.
+template <class T>
+basic_var<T> pow(const basic_var<T>& x, int n) {
+    return record(pown_op{n}, x);
+}
+
+// ---- Comparisons look at data, so branches and loops work -------------------------------------
+
+template <class T>
+bool operator==(const basic_var<T>& l, const basic_var<T>& r) {
+    return l.data() == r.data();
+}
+template <class T>
+auto operator<=>(const basic_var<T>& l, const basic_var<T>& r) {
+    return l.data() <=> r.data();
+}
+template <class T>
+bool operator==(const basic_var<T>& l, const std::type_identity_t<T>& r) {
+    return l.data() == r;
+}
+template <class T>
+auto operator<=>(const basic_var<T>& l, const std::type_identity_t<T>& r) {
+    return l.data() <=> r;
+}
+
+/// Prints like micrograd's Value: `var(data=-8, grad=1)`.
+template <class T>
+std::ostream& operator<<(std::ostream& out, const basic_var<T>& x) {
+    return out << "var(data=" << x.data() << ", grad=" << x.grad() << ')';
+}
+
+} // namespace zg::tape
+
+namespace zg {
+using tape::var;
+} // namespace zg

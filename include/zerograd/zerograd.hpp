@@ -1,0 +1,4 @@
+// zerograd/zerograd.hpp: everything zerograd offers.
+#pragma once
+
+#include "zerograd/tape.hpp"

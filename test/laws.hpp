@@ -1,0 +1,176 @@
+// test/laws.hpp: the derivative laws every mode must obey, one entry per elementary operation:
+// the rule, a generic lambda that applies the operation in any mode, the closed-form derivative
+// and the domain to sample. test/core/rules.cpp holds each rule to finite differences and the
+// closed form; each mode's laws test holds the mode to the closed form.
+#pragma once
+
+#include <zerograd/core/rules.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+namespace laws {
+
+/// |a - b| within `tolerance` relative to the larger magnitude (absolute below 1).
+inline bool close(double a, double b, double tolerance) {
+    if (a == b) return true;
+    return std::abs(a - b) <= tolerance * std::max({1.0, std::abs(a), std::abs(b)});
+}
+
+/// Sample points: near zero, moderate and large magnitudes, both signs; never a kink.
+inline const std::vector<double> points = {-300, -50, -3.7, -1.3, -0.7, -0.3, -1e-3,
+                                           1e-3, 0.3, 0.7,  1.3,  3.7,  50,   300};
+
+template <class Op, class F, class D, class Domain>
+struct unary_law {
+    std::string_view name;
+    F apply;      // [](auto x) { return sin(x); }, for any mode's scalar
+    D derivative; // closed form on doubles
+    Domain in_domain;
+};
+
+template <class Op, class F, class DL, class DR, class Domain>
+struct binary_law {
+    std::string_view name;
+    F apply;
+    DL dl; // closed forms on doubles
+    DR dr;
+    Domain in_domain;
+};
+
+template <class Op, class F, class D, class Domain>
+unary_law<Op, F, D, Domain> unary(std::string_view name, F f, D d, Domain domain) {
+    return {name, f, d, domain};
+}
+template <class Op, class F, class DL, class DR, class Domain>
+binary_law<Op, F, DL, DR, Domain> binary(std::string_view name, F f, DL dl, DR dr, Domain domain) {
+    return {name, f, dl, dr, domain};
+}
+
+inline constexpr auto anywhere = [](auto...) { return true; };
+inline constexpr auto positive = [](double x) { return x > 0; };
+inline constexpr auto below_overflow = [](double x) { return x < 700; };
+inline constexpr auto inside_unit = [](double x) { return std::abs(x) < 1; };
+inline constexpr auto away_from_poles = [](double x) { return std::abs(std::cos(x)) > 0.1; };
+
+// clang-format off
+inline const auto unary_laws = std::tuple{
+    unary<zg::neg_op>("neg", [](auto x) { return -x; }, [](double) { return -1.0; }, anywhere),
+    unary<zg::square_op>("square", [](auto x) { return square(x); },
+        [](double x) { return 2 * x; }, anywhere),
+    unary<zg::sqrt_op>("sqrt", [](auto x) { return sqrt(x); },
+        [](double x) { return 0.5 / std::sqrt(x); }, positive),
+    unary<zg::cbrt_op>("cbrt", [](auto x) { return cbrt(x); },
+        [](double x) { return 1 / (3 * std::pow(std::abs(x), 2.0 / 3)); }, anywhere),
+    unary<zg::exp_op>("exp", [](auto x) { return exp(x); },
+        [](double x) { return std::exp(x); }, below_overflow),
+    unary<zg::expm1_op>("expm1", [](auto x) { return expm1(x); },
+        [](double x) { return std::exp(x); }, below_overflow),
+    unary<zg::log_op>("log", [](auto x) { return log(x); },
+        [](double x) { return 1 / x; }, positive),
+    unary<zg::log1p_op>("log1p", [](auto x) { return log1p(x); },
+        [](double x) { return 1 / (1 + x); }, [](double x) { return x > -1; }),
+    unary<zg::sin_op>("sin", [](auto x) { return sin(x); },
+        [](double x) { return std::cos(x); }, anywhere),
+    unary<zg::cos_op>("cos", [](auto x) { return cos(x); },
+        [](double x) { return -std::sin(x); }, anywhere),
+    unary<zg::tan_op>("tan", [](auto x) { return tan(x); },
+        [](double x) { return 1 / (std::cos(x) * std::cos(x)); }, away_from_poles),
+    unary<zg::asin_op>("asin", [](auto x) { return asin(x); },
+        [](double x) { return 1 / std::sqrt(1 - x * x); }, inside_unit),
+    unary<zg::acos_op>("acos", [](auto x) { return acos(x); },
+        [](double x) { return -1 / std::sqrt(1 - x * x); }, inside_unit),
+    unary<zg::atan_op>("atan", [](auto x) { return atan(x); },
+        [](double x) { return 1 / (1 + x * x); }, anywhere),
+    unary<zg::sinh_op>("sinh", [](auto x) { return sinh(x); },
+        [](double x) { return std::cosh(x); }, below_overflow),
+    unary<zg::cosh_op>("cosh", [](auto x) { return cosh(x); },
+        [](double x) { return std::sinh(x); }, below_overflow),
+    unary<zg::tanh_op>("tanh", [](auto x) { return tanh(x); },
+        [](double x) { return 1 / (std::cosh(x) * std::cosh(x)); }, anywhere),
+    unary<zg::sigmoid_op>("sigmoid", [](auto x) { return sigmoid(x); },
+        [](double x) { return std::exp(-x) / ((1 + std::exp(-x)) * (1 + std::exp(-x))); },
+        [](double x) { return std::abs(x) < 700; }),
+    unary<zg::relu_op>("relu", [](auto x) { return relu(x); },
+        [](double x) { return x > 0 ? 1.0 : 0.0; }, anywhere),
+    unary<zg::abs_op>("abs", [](auto x) { return abs(x); },
+        [](double x) { return x > 0 ? 1.0 : -1.0; }, anywhere),
+    unary<zg::erf_op>("erf", [](auto x) { return erf(x); },
+        [](double x) { return 2 / std::sqrt(std::numbers::pi) * std::exp(-x * x); }, anywhere),
+};
+
+inline const auto binary_laws = std::tuple{
+    binary<zg::add_op>("+", [](auto x, auto y) { return x + y; },
+        [](double, double) { return 1.0; }, [](double, double) { return 1.0; }, anywhere),
+    binary<zg::sub_op>("-", [](auto x, auto y) { return x - y; },
+        [](double, double) { return 1.0; }, [](double, double) { return -1.0; }, anywhere),
+    binary<zg::mul_op>("*", [](auto x, auto y) { return x * y; },
+        [](double, double y) { return y; }, [](double x, double) { return x; }, anywhere),
+    binary<zg::div_op>("/", [](auto x, auto y) { return x / y; },
+        [](double, double y) { return 1 / y; }, [](double x, double y) { return -x / (y * y); },
+        anywhere),
+    binary<zg::pow_op>("pow", [](auto x, auto y) { return pow(x, y); },
+        [](double x, double y) { return y * std::pow(x, y - 1); },
+        [](double x, double y) { return std::pow(x, y) * std::log(x); },
+        [](double x, double y) { return x > 0 && std::abs(y * std::log(x)) < 300; }),
+    binary<zg::atan2_op>("atan2", [](auto x, auto y) { return atan2(x, y); },
+        [](double x, double y) { return y / (x * x + y * y); },
+        [](double x, double y) { return -x / (x * x + y * y); }, anywhere),
+    binary<zg::hypot_op>("hypot", [](auto x, auto y) { return hypot(x, y); },
+        [](double x, double y) { return x / std::sqrt(x * x + y * y); },
+        [](double x, double y) { return y / std::sqrt(x * x + y * y); }, anywhere),
+    binary<zg::min_op>("min", [](auto x, auto y) { return min(x, y); },
+        [](double x, double y) { return x < y ? 1.0 : 0.0; },
+        [](double x, double y) { return y < x ? 1.0 : 0.0; }, anywhere),
+    binary<zg::max_op>("max", [](auto x, auto y) { return max(x, y); },
+        [](double x, double y) { return x > y ? 1.0 : 0.0; },
+        [](double x, double y) { return y > x ? 1.0 : 0.0; }, anywhere),
+};
+// clang-format on
+
+template <class Law, class Check>
+void for_points(const Law& law, Check& check) {
+    for (double x : points)
+        if (law.in_domain(x)) check(law, x);
+}
+template <class Law, class Check>
+void for_pairs(const Law& law, Check& check) {
+    for (double x : points)
+        for (double y : points)
+            if (x != y && law.in_domain(x, y)) check(law, x, y);
+}
+
+/// Calls check(law, x) for every unary law and every sample point in its domain.
+template <class Check>
+void for_each_unary_point(Check check) {
+    std::apply([&](const auto&... law) { (for_points(law, check), ...); }, unary_laws);
+}
+
+/// Calls check(law, x, y) for every binary law and every pair of distinct sample points (ties
+/// are kinks of min and max) in its domain.
+template <class Check>
+void for_each_binary_point(Check check) {
+    std::apply([&](const auto&... law) { (for_pairs(law, check), ...); }, binary_laws);
+}
+
+/// The rule type behind a law.
+template <class Law>
+struct rule_of;
+template <class Op, class F, class D, class Domain>
+struct rule_of<unary_law<Op, F, D, Domain>> {
+    using type = Op;
+};
+template <class Op, class F, class DL, class DR, class Domain>
+struct rule_of<binary_law<Op, F, DL, DR, Domain>> {
+    using type = Op;
+};
+template <class Law>
+using rule_t = typename rule_of<std::remove_cvref_t<Law>>::type;
+
+} // namespace laws

@@ -1,0 +1,3 @@
+// test/main.cpp: doctest's main, compiled once and linked into every test program.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>

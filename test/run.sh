@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, then builds and runs `meson test` with g++ 12, with
+# clang++ 16, and with g++ under AddressSanitizer + UndefinedBehaviorSanitizer. Ends with one line:
+# `tests: N passed, M failed`.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source .ci/install-deps.sh
+
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+passed=0
+failed=0
+# build DIR COMPILER MESON-OPTIONS...: configures (or reconfigures), builds and tests one build.
+build() {
+  local dir=$1 compiler=$2
+  shift 2
+  echo "=== $dir ($compiler $*)"
+  if [[ -d $dir ]]; then
+    meson configure "$dir" "$@" >/dev/null || { ((failed += 1)); return; }
+  else
+    CXX=$compiler meson setup "$dir" "$@" >/dev/null || { ((failed += 1)); return; }
+  fi
+  if ! ninja -C "$dir" >"$dir/build.log" 2>&1; then
+    tail -n 60 "$dir/build.log"
+    echo "$dir: the build failed"
+    ((failed += 1))
+    return
+  fi
+  meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 2 | tail -n 12
+  local counts
+  counts=$(python3 - "$dir/meson-logs/testlog.json" <<'PY'
+import json, sys
+results = [json.loads(line)["result"] for line in open(sys.argv[1], encoding="utf-8")]
+good = sum(r in ("OK", "EXPECTEDFAIL", "SKIP") for r in results)
+print(good, len(results) - good)
+PY
+  )
+  ((passed += ${counts% *}))
+  ((failed += ${counts#* }))
+}
+
+build build/gcc g++ -Dwerror=true
+build build/clang clang++-16 -Dwerror=true
+build build/sanitize g++ -Db_sanitize=address,undefined -Db_lundef=false -Dbenchmarks=disabled
+
+echo "tests: $passed passed, $failed failed"
+((failed == 0))

@@ -1,0 +1,27 @@
+// Checked builds: the first NaN or infinity made from finite inputs is an error naming the
+// operation, and the tape stays usable after it.
+#define ZG_CHECKED
+#include <zerograd/tape.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+TEST_CASE("non-finite results from finite inputs are reported") {
+    zg::var zero = 0.0, minus_one = -1.0, x = 2.0;
+    CHECK_THROWS_WITH_AS(log(zero), "zg::domain_error: log(0) gave -inf from finite input",
+                         zg::domain_error);
+    CHECK_THROWS_WITH_AS(sqrt(minus_one), doctest::Contains("sqrt(-1) gave"), zg::domain_error);
+    CHECK_THROWS_WITH_AS(x / 0.0, doctest::Contains("/(2, 0)"), zg::domain_error);
+    CHECK_THROWS_AS(exp(x * 1000), zg::domain_error);
+
+    SUBCASE("a non-finite input is passed on, not reported again") {
+        zg::var infinite = INFINITY;
+        CHECK(std::isinf((infinite + 1).data()));
+    }
+    SUBCASE("the tape is usable and correct afterwards") {
+        zg::var y = x * x + log(x);
+        y.backward();
+        CHECK(x.grad() == 4.5);
+    }
+}

@@ -1,0 +1,41 @@
+// zg::to_dot draws every ancestor with its operation, data and grad.
+#include <zerograd/tape.hpp>
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+namespace {
+int count(const std::string& text, const std::string& part) {
+    int n = 0;
+    for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+        ++n;
+    return n;
+}
+} // namespace
+
+TEST_CASE("seed 004's graph") {
+    zg::var unrelated = 7.0;
+    zg::var a = 2.0, b = -3.0, c = 10.0, f = -2.0;
+    zg::var L = (a * b + c) * f;
+    L.backward();
+    const std::string dot = zg::to_dot(L);
+    CHECK(dot.starts_with("digraph zerograd {"));
+    CHECK(count(dot, "[label=") == 7);
+    CHECK(count(dot, " -> ") == 6);
+    CHECK(count(dot, "{ leaf |") == 4);
+    CHECK(dot.find("{ leaf | data 2.0000 | grad 6.0000 }") != std::string::npos);
+    CHECK(dot.find("{ * | data -6.0000 | grad -2.0000 }") != std::string::npos);
+    CHECK(dot.find("{ + | data 4.0000 | grad -2.0000 }") != std::string::npos);
+    CHECK(dot.find("{ * | data -8.0000 | grad 1.0000 }") != std::string::npos);
+    CHECK(dot.find("data 7.0000") == std::string::npos); // not an ancestor
+    CHECK(unrelated.grad() == 0.0);
+}
+
+TEST_CASE("functions are labelled by name") {
+    zg::var x = 0.0;
+    zg::var y = tanh(x) + pow(x, 2);
+    const std::string dot = zg::to_dot(y);
+    CHECK(dot.find("{ tanh |") != std::string::npos);
+    CHECK(dot.find("{ pow |") != std::string::npos);
+}

@@ -1,0 +1,94 @@
+// Reclaiming a finished step: parameters live on, memory stays flat, dangling use is reported.
+#include <zerograd/tape.hpp>
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+namespace {
+std::atomic<long> allocations{0};
+} // namespace
+
+// Counts every operator new in this program, so a loop can prove it allocates nothing.
+void* operator new(std::size_t size) {
+    ++allocations;
+    if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+    throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+TEST_CASE("a step's nodes are reclaimed, parameters live on") {
+    zg::var w = 0.5;
+    zg::var outside = 2 * w;
+    zg::var inside_copy;
+    {
+        zg::tape::scope step;
+        zg::var loss = square(w * 3.0 - 1.0) + outside;
+        loss.backward();
+        inside_copy = loss;
+        CHECK(w.grad() == 2 * (1.5 - 1.0) * 3.0 + 2.0);
+    }
+    CHECK(w.data() == 0.5);
+    CHECK(outside.data() == 1.0);
+    CHECK_THROWS_AS(inside_copy.data(), zg::dangling_var);
+    CHECK_THROWS_AS(inside_copy.grad(), zg::dangling_var);
+    CHECK_THROWS_AS(inside_copy.backward(), zg::dangling_var);
+    CHECK_THROWS_AS(inside_copy + 1.0, zg::dangling_var);
+    CHECK_THROWS_WITH_AS(w * inside_copy, doctest::Contains("reclaimed"), zg::dangling_var);
+
+    SUBCASE("a reused slot is still detected") {
+        zg::var reused = w * 4.0; // lands where the step's first node was
+        CHECK(reused.data() == 2.0);
+        CHECK_THROWS_AS(inside_copy.data(), zg::dangling_var);
+    }
+    SUBCASE("after the error the tape is usable and correct") {
+        w.grad() = 0;
+        zg::var y = w * w;
+        y.backward();
+        CHECK(w.grad() == 1.0);
+    }
+}
+
+TEST_CASE("nested scopes") {
+    zg::var x = 1.0;
+    zg::tape::scope outer;
+    zg::var a = x * 2;
+    zg::var b;
+    {
+        zg::tape::scope inner;
+        b = a * 3;
+        CHECK(b.data() == 6.0);
+    }
+    CHECK(a.data() == 2.0);
+    CHECK_THROWS_AS(b.data(), zg::dangling_var);
+}
+
+TEST_CASE("a training loop of 100,000 steps keeps memory flat") {
+    zg::var w = 0.0, bias = 0.0;
+    auto& tape = zg::tape::this_thread_tape();
+    const auto parameters_end = tape.size();
+    const auto step = [&](int i) {
+        zg::tape::scope step_scope;
+        const double x = (i % 7) * 0.25, target = 3 * x - 1;
+        zg::var loss = square(w * x + bias - target);
+        loss.backward();
+        w.data() -= 0.05 * w.grad();
+        bias.data() -= 0.05 * bias.grad();
+        w.grad() = 0;
+        bias.grad() = 0;
+    };
+    for (int i = 0; i < 100; ++i)
+        step(i); // warm-up
+    const long allocations_before = allocations.load();
+    const auto bytes_before = tape.capacity_bytes();
+    for (int i = 100; i < 100'000; ++i)
+        step(i);
+    CHECK(allocations.load() == allocations_before);
+    CHECK(tape.capacity_bytes() == bytes_before);
+    CHECK(tape.size() == parameters_end);
+    CHECK(w.data() == doctest::Approx(3.0).epsilon(1e-6));
+    CHECK(bias.data() == doctest::Approx(-1.0).epsilon(1e-6));
+}
