@@ -119,17 +119,29 @@ public:
         T* adjoints = adjoints_;
         const T* partials = partials_;
         const index_type* operands = operands_;
+        // Most operations feed the very next one, so the contribution to node i - 1 is carried
+        // in a register: storing it and loading it back one iteration later would put the
+        // store-to-load latency on the sweep's critical path.
+        T carry(0);
         for (index_type i = root + 1; i-- > floor;) {
             const index_type arity = nodes[i].arity;
             position -= arity;
-            const T a = adjoints[i];
+            const T a = adjoints[i] + carry;
+            carry = T(0);
+            adjoints[i] = a;
             // Skipping zero adjoints keeps an infinite partial on a path that does not reach
             // the root (say log at 0 under relu's dead side) from turning 0 into NaN.
             if (arity == 0 || zg::detail::is_zero(a)) continue;
-            adjoints[operands[position]] += partials[position] * a;
-            for (index_type k = 1; k < arity; ++k)
-                adjoints[operands[position + k]] += partials[position + k] * a;
+            for (index_type k = 0; k < arity; ++k) {
+                const index_type operand = operands[position + k];
+                const T contribution = partials[position + k] * a;
+                if (operand + 1 == i)
+                    carry += contribution;
+                else
+                    adjoints[operand] += contribution;
+            }
         }
+        if (floor > 0) adjoints[floor - 1] += carry;
         swept_end_ = std::max<index_type>(swept_end_, root + 1);
     }
 
