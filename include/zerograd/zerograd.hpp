@@ -1,4 +1,5 @@
 // zerograd/zerograd.hpp: everything zerograd offers.
 #pragma once
 
+#include "zerograd/expr.hpp"
 #include "zerograd/tape.hpp"

@@ -3,9 +3,13 @@
 #include <zerograd/core/arguments.hpp>
 #include <zerograd/core/config.hpp>
 #include <zerograd/core/error.hpp>
+#include <zerograd/core/let.hpp>
 #include <zerograd/core/rules.hpp>
 #include <zerograd/core/scalar.hpp>
 
+#ifdef ZG_EXPR_EXPRESSION_HPP
+#error "a core/ header included expression mode"
+#endif
 #ifdef ZG_TAPE_TAPE_HPP
 #error "a core/ header included tape mode"
 #endif

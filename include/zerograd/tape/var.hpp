@@ -3,6 +3,7 @@
 #pragma once
 
 #include "zerograd/core/error.hpp"
+#include "zerograd/core/let.hpp"
 #include "zerograd/core/rules.hpp"
 #include "zerograd/core/scalar.hpp"
 #include "zerograd/tape/tape.hpp"

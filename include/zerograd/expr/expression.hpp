@@ -1,0 +1,230 @@
+// zerograd/expr/expression.hpp: the nodes of expression mode's static type tree and
+// `expression`, the object a user's lambda computes with.
+#ifndef ZG_EXPR_EXPRESSION_HPP // an include guard: test/core/core_only.cpp checks it
+#define ZG_EXPR_EXPRESSION_HPP
+
+#include "zerograd/core/error.hpp"
+#include "zerograd/core/rules.hpp"
+#include "zerograd/core/scalar.hpp"
+
+#include <boost/hana/at.hpp>
+#include <boost/hana/concat.hpp>
+#include <boost/hana/contains.hpp>
+#include <boost/hana/filter.hpp>
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/length.hpp>
+#include <boost/hana/not.hpp>
+#include <boost/hana/transform.hpp>
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/type.hpp>
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+namespace zg::expr {
+
+// ---- Nodes --------------------------------------------------------------------------------------
+// Every node holds its children and its own forward value by value, computed when the node is
+// built: the tree is complete data, never a reference to a temporary or to a local of the user's
+// lambda, so it may be returned from that lambda and swept afterwards.
+
+/// Scalar argument number I of the function being differentiated.
+template <std::size_t I, class T>
+struct leaf_expr {
+    using value_type = T;
+    T value;
+};
+
+/// A plain number inside an expression (`2 * x`); no gradient flows into it.
+template <class T>
+struct constant_expr {
+    using value_type = T;
+    T value;
+};
+
+/// op(a), with the rule of core/rules.hpp.
+template <class Op, class A>
+struct unary_expr {
+    using value_type = typename A::value_type;
+    [[no_unique_address]] Op op;
+    A a;
+    value_type value;
+
+    constexpr unary_expr(const Op& op, const A& a) : op(op), a(a), value(op.value(a.value)) {}
+};
+
+/// op(l, r), with the rule of core/rules.hpp.
+template <class Op, class L, class R>
+struct binary_expr {
+    using value_type = typename L::value_type;
+    static_assert(std::is_same_v<value_type, typename R::value_type>);
+    [[no_unique_address]] Op op;
+    L l;
+    R r;
+    value_type value;
+
+    constexpr binary_expr(const Op& op, const L& l, const R& r)
+        : op(op), l(l), r(r), value(op.value(l.value, r.value)) {}
+};
+
+/// A use of the let-binding Id: its value, while the bound tree is kept once, in the bindings.
+template <class Id, class T>
+struct bound_expr {
+    using value_type = T;
+    T value;
+};
+
+template <class Op, class E>
+using apply_unary_t = unary_expr<Op, E>;
+#define ZG_EXPR_ALIAS(fn) template <class E> using fn##_expr = unary_expr<fn##_op, E>;
+ZG_UNARY_FUNCTIONS(ZG_EXPR_ALIAS)
+#undef ZG_EXPR_ALIAS
+
+// ---- Let-bindings -------------------------------------------------------------------------------
+
+/// A subexpression bound by zg::let: its tree, kept once however often it is used.
+template <class Id, class Tree>
+struct binding {
+    using id = Id;
+    Tree tree;
+};
+
+// ---- The expression ----------------------------------------------------------------------------
+
+/// What the user's lambda receives and returns in expression mode: a tree of nodes (its type is
+/// the expression's structure, its data the values) and the let-bindings it uses, each once,
+/// ordered so that a binding comes after every binding it uses.
+///
+///     auto f = [](auto x, auto y) { return x * y + sin(x); };
+///     // f on expression leaves returns
+///     // expression<binary_expr<add_op, binary_expr<mul_op, leaf 0, leaf 1>, sin_expr<leaf 0>>>
+template <class Tree, class Bindings = boost::hana::tuple<>>
+struct expression {
+    using tree_type = Tree;
+    using value_type = typename Tree::value_type;
+    Tree tree;
+    [[no_unique_address]] Bindings bindings;
+
+    /// The forward value, computed as the expression was built.
+    constexpr const value_type& value() const { return tree.value; }
+};
+
+template <class E>
+struct is_expression : std::false_type {};
+template <class Tree, class Bindings>
+struct is_expression<expression<Tree, Bindings>> : std::true_type {};
+
+/// Any expression-mode value a lambda can return or operate on.
+template <class E>
+concept Expression = is_expression<std::remove_cvref_t<E>>::value;
+
+namespace detail {
+
+template <class E>
+struct is_constant : std::false_type {};
+template <class T>
+struct is_constant<constant_expr<T>> : std::true_type {};
+
+/// Whether two trees of one type hold the same data: then they are the same computation.
+template <class Node>
+constexpr bool same_data(const Node& a, const Node& b) {
+    const auto same = [](const auto& x, const auto& y) {
+        return x == y || (x != x && y != y); // NaN equals NaN here: the same computation
+    };
+    if constexpr (requires { a.l; })
+        return same(a.value, b.value) && same_data(a.l, b.l) && same_data(a.r, b.r);
+    else if constexpr (requires { a.a; })
+        return same(a.value, b.value) && same_data(a.a, b.a);
+    else
+        return same(zg::detail::primal(a.value), zg::detail::primal(b.value));
+}
+
+template <class Bindings>
+inline constexpr std::size_t binding_count =
+    decltype(boost::hana::length(std::declval<const Bindings&>()))::value;
+
+[[noreturn, gnu::cold]] inline void throw_clashing_let() {
+    throw error("zg::let: two different subexpressions were bound at the same call site (a helper "
+                "function that calls zg::let, called twice with different numbers) and meet in "
+                "one expression; bind them at separate call sites");
+}
+
+template <class Id, class... Bindings>
+inline constexpr std::size_t index_of_id = [] {
+    constexpr bool matches[] = {std::is_same_v<Id, typename Bindings::id>..., true};
+    std::size_t i = 0;
+    while (!matches[i]) ++i;
+    return i; // sizeof...(Bindings) when absent
+}();
+
+/// The bindings of a and b, each once: a's, then b's that a lacks, which keeps every binding
+/// after the ones it uses. A binding both carry must hold the same data in both. Linear in the
+/// number of bindings (pack expansions, no nested searches), so long let chains compile fast.
+template <class... A, class... B>
+constexpr auto merge_bindings(const boost::hana::tuple<A...>& a,
+                              const boost::hana::tuple<B...>& b) {
+    namespace hana = boost::hana;
+    if constexpr (sizeof...(B) == 0) {
+        return a;
+    } else if constexpr (sizeof...(A) == 0) {
+        return b;
+    } else {
+        constexpr std::size_t where[] = {index_of_id<typename B::id, A...>...};
+        [&]<std::size_t... J>(std::index_sequence<J...>) {
+            const bool consistent = ([&] {
+                if constexpr (where[J] < sizeof...(A))
+                    return same_data(hana::at_c<where[J]>(a).tree, hana::at_c<J>(b).tree);
+                else
+                    return true;
+            }() && ...);
+            if (!consistent) throw_clashing_let();
+        }(std::index_sequence_for<B...>{});
+        if constexpr (std::is_same_v<hana::tuple<A...>, hana::tuple<B...>>) {
+            return a;
+        } else {
+            constexpr std::size_t count =
+                (std::size_t{index_of_id<typename B::id, A...> == sizeof...(A)} + ...);
+            constexpr auto fresh = [&] {
+                std::array<std::size_t, count> picked{};
+                std::size_t k = 0;
+                for (std::size_t j = 0; j < sizeof...(B); ++j)
+                    if (where[j] == sizeof...(A)) picked[k++] = j;
+                return picked;
+            }();
+            return [&]<std::size_t... I, std::size_t... K>(std::index_sequence<I...>,
+                                                           std::index_sequence<K...>) {
+                return hana::tuple<A..., std::remove_cvref_t<decltype(hana::at_c<fresh[K]>(b))>...>{
+                    hana::at_c<I>(a)..., hana::at_c<fresh[K]>(b)...};
+            }(std::index_sequence_for<A...>{}, std::make_index_sequence<count>{});
+        }
+    }
+}
+
+/// Wraps a plain number as a constant of the expression's scalar type.
+template <class T, class U>
+constexpr expression<constant_expr<T>> constant(const U& number) {
+    return {constant_expr<T>{T(number)}, {}};
+}
+
+} // namespace detail
+
+/// Builds op(e) from an expression.
+template <class Op, class Tree, class Bindings>
+constexpr auto apply(const Op& op, const expression<Tree, Bindings>& e) {
+    using node = unary_expr<Op, Tree>;
+    return expression<node, Bindings>{node(op, e.tree), e.bindings};
+}
+
+/// Builds op(l, r) from two expressions, merging their let-bindings.
+template <class Op, class TL, class BL, class TR, class BR>
+constexpr auto apply(const Op& op, const expression<TL, BL>& l, const expression<TR, BR>& r) {
+    using node = binary_expr<Op, TL, TR>;
+    auto bindings = detail::merge_bindings(l.bindings, r.bindings);
+    return expression<node, decltype(bindings)>{node(op, l.tree, r.tree), bindings};
+}
+
+} // namespace zg::expr
+
+#endif // ZG_EXPR_EXPRESSION_HPP

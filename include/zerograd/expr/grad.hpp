@@ -1,0 +1,100 @@
+// zerograd/expr/grad.hpp: zg::grad and zg::value_and_grad, which call the user's lambda on
+// expression leaves and sweep the tree it returns.
+#pragma once
+
+#include "zerograd/core/arguments.hpp"
+#include "zerograd/expr/expression.hpp"
+#include "zerograd/expr/operations.hpp"
+#include "zerograd/expr/sweep.hpp"
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace zg::expr {
+
+namespace detail {
+
+/// The leaves for scalar arguments: leaf I holds the value of argument I, as a T.
+template <class T, class F, std::size_t... I>
+constexpr auto call_on_leaves(F& f, const std::array<T, sizeof...(I)>& values,
+                              std::index_sequence<I...>) {
+    return std::invoke(f, expression<leaf_expr<I, T>>{leaf_expr<I, T>{values[I]}, {}}...);
+}
+
+template <class R>
+inline constexpr bool scalar_result = Expression<R> || std::is_arithmetic_v<R>;
+
+/// f's value at `values` and the adjoints of its N scalar leaves, for any scalar type T.
+template <class T, std::size_t N, class F>
+constexpr value_and_grad_result<std::array<T, N>> sweep_scalars(const char* call, F& f,
+                                                                const std::array<T, N>& values) {
+    const auto y = call_on_leaves(f, values, std::make_index_sequence<N>{});
+    using result = std::remove_cvref_t<decltype(y)>;
+    static_assert(scalar_result<result>,
+                  "zg::grad / zg::value_and_grad: f must return one scalar expression; a vector "
+                  "needs a reduction such as zg::sum, and several outputs need zg::jacobian");
+    (void)call;
+    std::array<T, N> gradient{};
+    if constexpr (Expression<result>) {
+        sweep(y, gradient);
+        return {y.value(), gradient};
+    } else {
+        return {T(y), gradient};
+    }
+}
+
+} // namespace detail
+
+/// The value of f at the arguments and its gradient, by one forward evaluation and one reverse
+/// sweep that the compiler generates from the expression's type: no tape, no heap for numbers
+/// and std::array, and usable in constant expressions when every operation is (+ - * /,
+/// integer pow, square, abs, relu, min, max). A single std::array<double, N> is spread into N
+/// leaves; the gradient is then std::array<double, N>.
+///
+///     auto [v, g] = zg::value_and_grad([](auto x, auto y) { return x * y + sin(x); }, 2.0, 3.0);
+///     // v == 6 + sin(2), g == {3 + cos(2), 2}
+template <class F, class... Args>
+constexpr auto value_and_grad(F&& f, const Args&... args) {
+    static_assert(sizeof...(Args) > 0, "zg::value_and_grad: give f at least one argument");
+    static_assert((zg::detail::gradient_argument<Args> && ...),
+                  "zg::value_and_grad: every argument must be a number, or a std::array, "
+                  "std::vector or std::span of doubles");
+    if constexpr (zg::detail::spread_array<Args...>) {
+        const auto& values = std::get<0>(std::tie(args...));
+        return detail::sweep_scalars("zg::value_and_grad", f, values);
+    } else {
+        static_assert((zg::detail::scalar_argument<Args> && ...),
+                      "zg::value_and_grad: vector arguments are not supported yet");
+        const std::array<double, sizeof...(Args)> values{static_cast<double>(args)...};
+        return detail::sweep_scalars("zg::value_and_grad", f, values);
+    }
+}
+
+/// The gradient of f at the arguments; see value_and_grad.
+///
+///     std::array<double, 2> g = zg::grad([](auto x, auto y) { return x * y; }, 2.0, 3.0);
+///     // g == {3, 2}
+template <class F, class... Args>
+constexpr auto grad(F&& f, const Args&... args) {
+    return expr::value_and_grad(std::forward<F>(f), args...).grad;
+}
+
+/// The expression f builds on leaves holding the arguments (numbers only), for printing it or
+/// sweeping it by hand.
+template <class F, class... Args>
+    requires(zg::detail::scalar_argument<Args> && ...)
+constexpr auto build(F&& f, const Args&... args) {
+    const std::array<double, sizeof...(Args)> values{static_cast<double>(args)...};
+    return detail::call_on_leaves(f, values, std::index_sequence_for<Args...>{});
+}
+
+} // namespace zg::expr
+
+namespace zg {
+using expr::grad;
+using expr::value_and_grad;
+} // namespace zg

@@ -1,0 +1,112 @@
+// zerograd/expr/operations.hpp: every elementary operation on expressions, from the shared
+// rules, and zg::let.
+#pragma once
+
+#include "zerograd/core/let.hpp"
+#include "zerograd/core/rules.hpp"
+#include "zerograd/expr/expression.hpp"
+
+#include <boost/hana/append.hpp>
+
+#include <compare>
+#include <type_traits>
+
+namespace zg::expr {
+
+/// A plain number that mixes with expressions: double, int, and the other arithmetic types.
+template <class U>
+concept Number = std::is_arithmetic_v<U>;
+
+#define ZG_EXPR_UNARY_FUNCTION(fn)                                                                 \
+    template <Expression E>                                                                        \
+    constexpr auto fn(const E& e) {                                                                \
+        return apply(fn##_op{}, e);                                                                \
+    }
+ZG_UNARY_FUNCTIONS(ZG_EXPR_UNARY_FUNCTION)
+#undef ZG_EXPR_UNARY_FUNCTION
+
+template <Expression E>
+constexpr auto operator-(const E& e) {
+    return apply(neg_op{}, e);
+}
+template <Expression E>
+constexpr E operator+(const E& e) {
+    return e;
+}
+
+/// x^n for an integer n: exact, and usable in constant expressions.
+template <Expression E>
+constexpr auto pow(const E& e, int n) {
+    return apply(pown_op{n}, e);
+}
+
+// Binary operations take two expressions, or an expression and a plain number on either side.
+#define ZG_EXPR_BINARY(name, fn)                                                                   \
+    template <Expression L, Expression R>                                                          \
+    constexpr auto name(const L& l, const R& r) {                                                  \
+        return apply(fn##_op{}, l, r);                                                             \
+    }                                                                                              \
+    template <Expression L, Number U>                                                              \
+    constexpr auto name(const L& l, const U& r) {                                                  \
+        return apply(fn##_op{}, l, detail::constant<typename L::value_type>(r));                   \
+    }                                                                                              \
+    template <Number U, Expression R>                                                              \
+    constexpr auto name(const U& l, const R& r) {                                                  \
+        return apply(fn##_op{}, detail::constant<typename R::value_type>(l), r);                   \
+    }
+#define ZG_EXPR_BINARY_OPERATOR(fn, symbol) ZG_EXPR_BINARY(operator symbol, fn)
+#define ZG_EXPR_BINARY_FUNCTION(fn) ZG_EXPR_BINARY(fn, fn)
+ZG_BINARY_OPERATORS(ZG_EXPR_BINARY_OPERATOR)
+ZG_BINARY_FUNCTIONS(ZG_EXPR_BINARY_FUNCTION)
+#undef ZG_EXPR_BINARY_FUNCTION
+#undef ZG_EXPR_BINARY_OPERATOR
+#undef ZG_EXPR_BINARY
+
+// ---- Comparisons look at values -------------------------------------------------------------
+
+template <Expression L, Expression R>
+constexpr bool operator==(const L& l, const R& r) {
+    return l.value() == r.value();
+}
+template <Expression L, Expression R>
+constexpr auto operator<=>(const L& l, const R& r) {
+    return l.value() <=> r.value();
+}
+template <Expression L, Number U>
+constexpr bool operator==(const L& l, const U& r) {
+    return l.value() == r;
+}
+template <Expression L, Number U>
+constexpr auto operator<=>(const L& l, const U& r) {
+    return l.value() <=> r;
+}
+
+// ---- let ----------------------------------------------------------------------------------------
+
+/// Binds e so that all its uses share one forward value and one adjoint, and its local backward
+/// runs once. Without it a subexpression used twice is copied, and copies of copies grow
+/// exponentially: `w = let(w * w * 0.5 + x)` sixty times over stays sixty small bindings.
+///
+///     auto f = [](auto x) {
+///         auto s = zg::let(sin(x) * x);
+///         return s * s + s;           // sin(x) * x is evaluated and swept once
+///     };
+///
+/// Each call site makes a distinct binding. A helper that calls let, used twice with different
+/// numbers in one expression, throws zg::error rather than merge the two.
+template <class Tree, class Bindings, class Site = decltype([] {})>
+constexpr auto let(const expression<Tree, Bindings>& e) {
+    // The call site's lambda type is distinct for every call site and every instantiation, so
+    // it identifies the binding; naming the bound tree in the id instead would make each id of
+    // a let chain contain the previous one twice, a type exponentially large to compare.
+    using id = Site;
+    using use = bound_expr<id, typename Tree::value_type>;
+    auto bindings = boost::hana::append(e.bindings, binding<id, Tree>{e.tree});
+    return expression<use, decltype(bindings)>{use{e.tree.value}, bindings};
+}
+
+} // namespace zg::expr
+
+namespace zg {
+using expr::let;
+} // namespace zg
