@@ -6,3 +6,4 @@
 #include "zerograd/expr/grad.hpp"
 #include "zerograd/expr/operations.hpp"
 #include "zerograd/expr/sweep.hpp"
+#include "zerograd/expr/vector.hpp"

@@ -1,25 +1,12 @@
 // zg::grad and zg::value_and_grad: argument and result shapes, and no heap allocation.
+#include "allocation_counter.hpp"
+
 #include <zerograd/expr.hpp>
 
 #include <doctest/doctest.h>
 
 #include <array>
-#include <atomic>
 #include <cmath>
-#include <cstdlib>
-#include <new>
-
-namespace {
-std::atomic<long> allocations{0};
-} // namespace
-
-void* operator new(std::size_t size) {
-    ++allocations;
-    if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 TEST_CASE("numbers give std::array, value_and_grad gives value and grad") {
     const auto f = [](auto x, auto y) { return x * y + sin(x); };
@@ -47,7 +34,7 @@ TEST_CASE("a function that ignores its inputs has zero gradient") {
 }
 
 TEST_CASE("no heap allocation for numbers and std::array") {
-    const long before = allocations.load();
+    const long before = test::allocation_count();
     double total = 0;
     for (int i = 0; i < 1000; ++i) {
         total += zg::grad([](auto x, auto y) { return exp(x * y) / (1 + square(y)); }, 0.1 * i,
@@ -57,7 +44,7 @@ TEST_CASE("no heap allocation for numbers and std::array") {
             return s * s + tanh(s);
         }, std::array{0.5, -1.0, 0.25})[2];
     }
-    CHECK(allocations.load() == before);
+    CHECK(test::allocation_count() == before);
     CHECK(std::isfinite(total));
 }
 

@@ -1,24 +1,9 @@
 // Reclaiming a finished step: parameters live on, memory stays flat, dangling use is reported.
+#include "allocation_counter.hpp"
+
 #include <zerograd/tape.hpp>
 
 #include <doctest/doctest.h>
-
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
-namespace {
-std::atomic<long> allocations{0};
-} // namespace
-
-// Counts every operator new in this program, so a loop can prove it allocates nothing.
-void* operator new(std::size_t size) {
-    ++allocations;
-    if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 TEST_CASE("a step's nodes are reclaimed, parameters live on") {
     zg::var w = 0.5;
@@ -82,11 +67,11 @@ TEST_CASE("a training loop of 100,000 steps keeps memory flat") {
     };
     for (int i = 0; i < 100; ++i)
         step(i); // warm-up
-    const long allocations_before = allocations.load();
+    const long allocations_before = test::allocation_count();
     const auto bytes_before = tape.capacity_bytes();
     for (int i = 100; i < 100'000; ++i)
         step(i);
-    CHECK(allocations.load() == allocations_before);
+    CHECK(test::allocation_count() == allocations_before);
     CHECK(tape.capacity_bytes() == bytes_before);
     CHECK(tape.size() == parameters_end);
     CHECK(w.data() == doctest::Approx(3.0).epsilon(1e-6));

@@ -76,8 +76,31 @@ struct bound_expr {
     T value;
 };
 
-template <class Op, class E>
-using apply_unary_t = unary_expr<Op, E>;
+/// Element `index` of vector argument I: its adjoint goes to that element of I's gradient.
+template <std::size_t I, class T>
+struct element_expr {
+    using value_type = T;
+    T value;
+    std::size_t index;
+};
+
+/// A scalar broadcast over a vector's elements: each element's adjoint is gathered in one slot,
+/// and the scalar's own tree is swept once with the total, after the loop over the elements.
+template <class T>
+struct slot_expr {
+    using value_type = T;
+    T value;
+    T* adjoint;
+};
+
+// Vector nodes (zerograd/expr/vector.hpp) compute elementwise and lazily; reductions turn them
+// into scalar nodes. A vector node says how many scalar operands it broadcasts (`slots`).
+template <class Op, class V>
+struct vector_unary_expr;
+template <class Op, class L, class R>
+struct vector_binary_expr;
+template <class Node>
+concept vector_node = requires { Node::slots; };
 #define ZG_EXPR_ALIAS(fn) template <class E> using fn##_expr = unary_expr<fn##_op, E>;
 ZG_UNARY_FUNCTIONS(ZG_EXPR_ALIAS)
 #undef ZG_EXPR_ALIAS
@@ -210,17 +233,20 @@ constexpr expression<constant_expr<T>> constant(const U& number) {
 
 } // namespace detail
 
-/// Builds op(e) from an expression.
+/// Builds op(e) from an expression (elementwise when e is a vector).
 template <class Op, class Tree, class Bindings>
 constexpr auto apply(const Op& op, const expression<Tree, Bindings>& e) {
-    using node = unary_expr<Op, Tree>;
+    using node = std::conditional_t<vector_node<Tree>, vector_unary_expr<Op, Tree>,
+                                    unary_expr<Op, Tree>>;
     return expression<node, Bindings>{node(op, e.tree), e.bindings};
 }
 
-/// Builds op(l, r) from two expressions, merging their let-bindings.
+/// Builds op(l, r) from two expressions, merging their let-bindings (elementwise, a scalar
+/// side broadcast, when either is a vector).
 template <class Op, class TL, class BL, class TR, class BR>
 constexpr auto apply(const Op& op, const expression<TL, BL>& l, const expression<TR, BR>& r) {
-    using node = binary_expr<Op, TL, TR>;
+    using node = std::conditional_t<vector_node<TL> || vector_node<TR>,
+                                    vector_binary_expr<Op, TL, TR>, binary_expr<Op, TL, TR>>;
     auto bindings = detail::merge_bindings(l.bindings, r.bindings);
     return expression<node, decltype(bindings)>{node(op, l.tree, r.tree), bindings};
 }

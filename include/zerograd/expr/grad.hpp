@@ -6,6 +6,7 @@
 #include "zerograd/expr/expression.hpp"
 #include "zerograd/expr/operations.hpp"
 #include "zerograd/expr/sweep.hpp"
+#include "zerograd/expr/vector.hpp"
 
 #include <array>
 #include <cstddef>
@@ -13,6 +14,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace zg::expr {
 
@@ -47,13 +49,92 @@ constexpr value_and_grad_result<std::array<T, N>> sweep_scalars(const char* call
     }
 }
 
+/// Makes this thread's call context current for one zg::grad call with vector arguments, and
+/// restores the previous one (a zg::grad inside f) with its scratch position when done.
+template <std::size_t N>
+class call_scope {
+public:
+    template <class... Args>
+    explicit call_scope(const Args&... args)
+        : previous_(current_call), lengths_{length_of(args)...} {
+        static thread_local call_context context;
+        saved_block_ = context.block;
+        saved_used_ = context.used;
+        saved_lengths_ = context.lengths;
+        context.lengths = lengths_.data();
+        current_call = &context;
+    }
+    call_scope(const call_scope&) = delete;
+    call_scope& operator=(const call_scope&) = delete;
+    ~call_scope() {
+        current_call->block = saved_block_;
+        current_call->used = saved_used_;
+        current_call->lengths = saved_lengths_;
+        current_call = previous_;
+    }
+
+private:
+    template <class A>
+    static std::size_t length_of(const A& a) {
+        if constexpr (zg::detail::scalar_argument<A>) return 0;
+        else return std::ranges::size(a);
+    }
+    call_context* previous_;
+    std::array<std::size_t, N> lengths_;
+    std::size_t saved_block_, saved_used_;
+    const std::size_t* saved_lengths_;
+};
+
+/// Argument I as a leaf: a scalar leaf for a number, a vector leaf for a range.
+template <std::size_t I, class A>
+auto leaf_for(const A& a) {
+    if constexpr (zg::detail::scalar_argument<A>)
+        return expression<leaf_expr<I, double>>{{static_cast<double>(a)}, {}};
+    else
+        return expression<vector_leaf_expr<I, double>>{
+            {std::span<const double>(std::ranges::data(a), std::ranges::size(a))}, {}};
+}
+
+/// Argument I's gradient, zero: a double for a number, a vector of its length for a range.
+template <class A>
+auto zero_gradient_for(const A& a) {
+    if constexpr (zg::detail::scalar_argument<A>) return 0.0;
+    else return std::vector<double>(std::ranges::size(a), 0.0);
+}
+
+/// value_and_grad with at least one vector argument: the gradient is a std::tuple.
+template <class F, class... Args>
+auto sweep_mixed(F& f, const Args&... args) {
+    const call_scope<sizeof...(Args)> scope(args...);
+    const auto y = [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return std::invoke(f, leaf_for<I>(args)...);
+    }(std::index_sequence_for<Args...>{});
+    using result = std::remove_cvref_t<decltype(y)>;
+    static_assert(scalar_result<result>,
+                  "zg::grad / zg::value_and_grad: f must return one scalar expression; a vector "
+                  "needs a reduction such as zg::sum, and several outputs need zg::jacobian");
+    gradient_t<Args...> gradient{zero_gradient_for(args)...};
+    if constexpr (Expression<result>) {
+        static_assert(!vector_node<typename result::tree_type>,
+                      "zg::grad / zg::value_and_grad: f returned a vector; reduce it to one "
+                      "scalar, for instance with zg::sum");
+        sweep(y, gradient);
+        return value_and_grad_result<gradient_t<Args...>>{y.value(), std::move(gradient)};
+    } else {
+        return value_and_grad_result<gradient_t<Args...>>{static_cast<double>(y),
+                                                          std::move(gradient)};
+    }
+}
+
 } // namespace detail
 
 /// The value of f at the arguments and its gradient, by one forward evaluation and one reverse
 /// sweep that the compiler generates from the expression's type: no tape, no heap for numbers
 /// and std::array, and usable in constant expressions when every operation is (+ - * /,
 /// integer pow, square, abs, relu, min, max). A single std::array<double, N> is spread into N
-/// leaves; the gradient is then std::array<double, N>.
+/// leaves; the gradient is then std::array<double, N>. A range of doubles (std::vector, std::span)
+/// becomes one vector leaf, and the gradient a std::tuple with a double per number and a
+/// std::vector<double> per range.
 ///
 ///     auto [v, g] = zg::value_and_grad([](auto x, auto y) { return x * y + sin(x); }, 2.0, 3.0);
 ///     // v == 6 + sin(2), g == {3 + cos(2), 2}
@@ -66,11 +147,11 @@ constexpr auto value_and_grad(F&& f, const Args&... args) {
     if constexpr (zg::detail::spread_array<Args...>) {
         const auto& values = std::get<0>(std::tie(args...));
         return detail::sweep_scalars("zg::value_and_grad", f, values);
-    } else {
-        static_assert((zg::detail::scalar_argument<Args> && ...),
-                      "zg::value_and_grad: vector arguments are not supported yet");
+    } else if constexpr ((zg::detail::scalar_argument<Args> && ...)) {
         const std::array<double, sizeof...(Args)> values{static_cast<double>(args)...};
         return detail::sweep_scalars("zg::value_and_grad", f, values);
+    } else {
+        return detail::sweep_mixed(f, args...);
     }
 }
 

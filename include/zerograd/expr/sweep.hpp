@@ -17,11 +17,26 @@
 
 namespace zg::expr::detail {
 
-/// Where adjoints go: leaf I into std::get<I>(gradient); a let-binding's into its slot, to be
-/// swept once after everything that uses it.
-template <class Gradient, class T, std::size_t Bindings>
-struct adjoint_sink {
+/// Where the adjoints of leaves go when sweeping into a gradient: scalar leaf I into
+/// std::get<I>(gradient), element k of vector leaf I into std::get<I>(gradient)[k].
+template <class Gradient>
+struct gradient_target {
     Gradient& gradient;
+    template <std::size_t I, class T>
+    constexpr void add_leaf(const T& adjoint) {
+        std::get<I>(gradient) += adjoint;
+    }
+    template <std::size_t I, class T>
+    constexpr void add_element(std::size_t k, const T& adjoint) {
+        std::get<I>(gradient)[k] += adjoint;
+    }
+};
+
+/// A sweep in progress: the leaves' target, and a slot per let-binding for the adjoint its uses
+/// gather, swept once after everything that uses it.
+template <class Target, class T, std::size_t Bindings>
+struct adjoint_sink {
+    Target& target;
     std::array<T, Bindings> binding_adjoints{};
 };
 
@@ -41,10 +56,18 @@ struct binding_index<Id, boost::hana::tuple<B...>> {
 // Where the recursion ends: leaves, constants and uses of let-bindings.
 template <class Bindings, std::size_t I, class T, class Sink>
 constexpr void visit_end(const leaf_expr<I, T>&, const T& adjoint, Sink& sink) {
-    std::get<I>(sink.gradient) += adjoint;
+    sink.target.template add_leaf<I>(adjoint);
 }
 template <class Bindings, class T, class Sink>
 constexpr void visit_end(const constant_expr<T>&, const T&, Sink&) {}
+template <class Bindings, std::size_t I, class T, class Sink>
+constexpr void visit_end(const element_expr<I, T>& e, const T& adjoint, Sink& sink) {
+    sink.target.template add_element<I>(e.index, adjoint);
+}
+template <class Bindings, class T, class Sink>
+constexpr void visit_end(const slot_expr<T>& s, const T& adjoint, Sink&) {
+    *s.adjoint += adjoint;
+}
 template <class Bindings, class Id, class T, class Sink>
 constexpr void visit_end(const bound_expr<Id, T>&, const T& adjoint, Sink& sink) {
     sink.binding_adjoints[binding_index<Id, Bindings>::value] += adjoint;
@@ -63,6 +86,8 @@ constexpr void backward(const auto& node, const T& adjoint, Sink& sink) {
                                sink);
     } else if constexpr (requires { node.a; }) {
         backward<Bindings>(node.a, adjoint * node.op.dx(node.a.value, node.value), sink);
+    } else if constexpr (requires { node.template backward<Bindings>(adjoint, sink); }) {
+        node.template backward<Bindings>(adjoint, sink); // reductions over vectors
     } else {
         visit_end<Bindings>(node, adjoint, sink);
     }
@@ -72,14 +97,14 @@ constexpr void backward(const auto& node, const T& adjoint, Sink& sink) {
 
 namespace zg::expr {
 
-/// The reverse sweep: seeds the root with 1, adds into `gradient` (std::get<I> for leaf I), then
+/// The reverse sweep: seeds the root with 1, adds each leaf's adjoint into `target`, then
 /// sweeps each let-binding once, latest first, with the adjoint its uses gathered.
-template <class Tree, class Bindings, class Gradient>
-constexpr void sweep(const expression<Tree, Bindings>& e, Gradient& gradient) {
+template <class Tree, class Bindings, class Target>
+constexpr void sweep_into(const expression<Tree, Bindings>& e, Target& target) {
     namespace hana = boost::hana;
     using T = typename Tree::value_type;
     constexpr std::size_t count = detail::binding_count<Bindings>;
-    detail::adjoint_sink<Gradient, T, count> sink{gradient};
+    detail::adjoint_sink<Target, T, count> sink{target};
     detail::backward<Bindings>(e.tree, T(1), sink);
     if constexpr (count > 0) {
         hana::for_each(hana::reverse(hana::to_tuple(hana::make_range(hana::size_c<0>,
@@ -89,6 +114,14 @@ constexpr void sweep(const expression<Tree, Bindings>& e, Gradient& gradient) {
                                                       sink.binding_adjoints[i], sink);
                        });
     }
+}
+
+/// The reverse sweep into a gradient: std::get<I>(gradient) receives leaf I's adjoint (added),
+/// a std::array for numbers or a std::tuple holding a std::vector per vector leaf.
+template <class Tree, class Bindings, class Gradient>
+constexpr void sweep(const expression<Tree, Bindings>& e, Gradient& gradient) {
+    detail::gradient_target<Gradient> target{gradient};
+    sweep_into(e, target);
 }
 
 } // namespace zg::expr

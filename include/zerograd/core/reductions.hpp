@@ -1,0 +1,128 @@
+// zerograd/core/reductions.hpp: zg::sum, prod, dot, log_sum_exp, mean and norm over a range of
+// scalars of any mode (zg::var, zg::dual, double), composed from the elementary operations.
+// Expression mode overloads them for its vector expressions (zerograd/expr/vector.hpp).
+#pragma once
+
+#include "zerograd/core/error.hpp"
+#include "zerograd/core/scalar.hpp"
+
+#include <cmath>
+#include <concepts>
+#include <functional>
+#include <limits>
+#include <ranges>
+#include <string>
+#include <type_traits>
+
+namespace zg {
+
+namespace detail {
+
+template <class R>
+using element_t = std::remove_cvref_t<std::ranges::range_reference_t<const R&>>;
+
+/// A sized range of scalars whose sum has the scalar's own type (not an expression tree).
+template <class R>
+concept scalar_range = std::ranges::sized_range<const R&> && requires(const element_t<R>& x) {
+    { x + x } -> std::convertible_to<element_t<R>>;
+    { x * x } -> std::convertible_to<element_t<R>>;
+};
+
+/// fn's value at a range element, when summing those values stays in one type.
+template <class Fn, class R>
+concept closed_map = scalar_range<R> && requires(Fn& fn, const element_t<R>& x) {
+    { std::invoke(fn, x) + std::invoke(fn, x) } -> std::same_as<std::invoke_result_t<Fn&, const element_t<R>&>>;
+};
+
+/// The plain number inside a scalar of any mode, for choosing a shift.
+template <class T>
+double plain_value(const T& x) {
+    if constexpr (requires { x.data(); })
+        return primal(x.data());
+    else
+        return primal(x);
+}
+
+} // namespace detail
+
+/// The sum of a range's elements (zero for an empty range).
+template <class R>
+    requires detail::scalar_range<R>
+auto sum(const R& range) {
+    using T = detail::element_t<R>;
+    auto it = std::ranges::begin(range);
+    if (it == std::ranges::end(range)) return T(0.0);
+    T total = *it;
+    for (++it; it != std::ranges::end(range); ++it) total = total + *it;
+    return total;
+}
+
+/// sum_k fn(x_k) for a generic lambda fn of one element.
+template <class R, class Fn>
+    requires detail::closed_map<Fn, R>
+auto sum(const R& range, Fn fn) {
+    using T = std::invoke_result_t<Fn&, const detail::element_t<R>&>;
+    auto it = std::ranges::begin(range);
+    if (it == std::ranges::end(range)) return T(0.0);
+    T total = std::invoke(fn, *it);
+    for (++it; it != std::ranges::end(range); ++it) total = total + std::invoke(fn, *it);
+    return total;
+}
+
+/// The product of a range's elements (one for an empty range).
+template <class R>
+    requires detail::scalar_range<R>
+auto prod(const R& range) {
+    using T = detail::element_t<R>;
+    auto it = std::ranges::begin(range);
+    if (it == std::ranges::end(range)) return T(1.0);
+    T total = *it;
+    for (++it; it != std::ranges::end(range); ++it) total = total * *it;
+    return total;
+}
+
+/// sum_k a_k b_k; the ranges must have one size.
+template <class A, class B>
+    requires detail::scalar_range<A> && detail::scalar_range<B>
+auto dot(const A& a, const B& b) {
+    if (std::ranges::size(a) != std::ranges::size(b))
+        throw shape_error("zg::dot: ranges of sizes " + std::to_string(std::ranges::size(a)) +
+                          " and " + std::to_string(std::ranges::size(b)));
+    auto ia = std::ranges::begin(a);
+    auto ib = std::ranges::begin(b);
+    using T = decltype(*ia * *ib);
+    if (ia == std::ranges::end(a)) return T(0.0);
+    T total = *ia * *ib;
+    for (++ia, ++ib; ia != std::ranges::end(a); ++ia, ++ib) total = total + *ia * *ib;
+    return total;
+}
+
+/// The mean of a range's elements.
+template <class R>
+    requires detail::scalar_range<R>
+auto mean(const R& range) {
+    return zg::sum(range) / static_cast<double>(std::ranges::size(range));
+}
+
+/// The Euclidean norm, sqrt(sum of squares).
+template <class R>
+    requires detail::scalar_range<R>
+auto norm(const R& range) {
+    using std::sqrt;
+    return sqrt(zg::sum(range, [](const auto& x) { return x * x; }));
+}
+
+/// log(sum(exp(x))), shifted by the largest element so that nothing overflows; the shift is a
+/// plain number, which the result (and so its derivative) does not depend on.
+template <class R>
+    requires detail::scalar_range<R>
+auto log_sum_exp(const R& range) {
+    using std::exp;
+    using std::log;
+    double shift = -std::numeric_limits<double>::infinity();
+    for (const auto& x : range) shift = std::max(shift, detail::plain_value(x));
+    if (!std::isfinite(shift)) shift = 0;
+    return log(zg::sum(range, [&](const auto& x) { return exp(x - shift); })) + shift;
+}
+
+} // namespace zg

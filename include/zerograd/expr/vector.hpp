@@ -1,0 +1,567 @@
+// zerograd/expr/vector.hpp: vector leaves in expression mode: elementwise expressions evaluated
+// lazily, and the reductions (sum, sum with a function, prod, dot, log_sum_exp, mean, norm) that
+// turn them into scalar nodes.
+#pragma once
+
+#include "zerograd/core/error.hpp"
+#include "zerograd/core/reductions.hpp"
+#include "zerograd/core/rules.hpp"
+#include "zerograd/expr/expression.hpp"
+#include "zerograd/expr/operations.hpp"
+#include "zerograd/expr/sweep.hpp"
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <ranges>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace zg::expr {
+
+// ---- Vector nodes -------------------------------------------------------------------------------
+// A vector node holds spans of the caller's arguments (alive for the whole zg::grad call) and
+// scalar trees by value. `element(k, slots)` builds element k as a scalar tree whose broadcast
+// scalars gather their adjoints in `slots`; `propagate<Bindings>(slots, sink)` then sweeps each
+// broadcast scalar's tree once.
+
+/// Vector argument I of the function being differentiated.
+template <std::size_t I, class T>
+struct vector_leaf_expr {
+    using value_type = T;
+    static constexpr std::size_t slots = 0;
+    std::span<const T> values;
+
+    constexpr std::size_t size() const { return values.size(); }
+    constexpr element_expr<I, T> element(std::size_t k, T*) const { return {values[k], k}; }
+    template <class Bindings, class Sink>
+    constexpr void propagate(T*, Sink&) const {}
+};
+
+/// A range of plain numbers (a std::vector or span the lambda captured): no gradient.
+template <class T>
+struct vector_constant_expr {
+    using value_type = T;
+    static constexpr std::size_t slots = 0;
+    std::span<const T> values;
+
+    constexpr std::size_t size() const { return values.size(); }
+    constexpr constant_expr<T> element(std::size_t k, T*) const { return {values[k]}; }
+    template <class Bindings, class Sink>
+    constexpr void propagate(T*, Sink&) const {}
+};
+
+namespace detail {
+
+/// How many broadcast slots an operand of a vector node takes: a vector node its own, a
+/// scalar tree one, a constant none.
+template <class Node>
+constexpr std::size_t slots_of() {
+    if constexpr (vector_node<Node>)
+        return Node::slots;
+    else if constexpr (is_constant<Node>::value)
+        return 0;
+    else
+        return 1;
+}
+
+template <class Node, class T>
+constexpr auto element_of(const Node& node, std::size_t k, T* slots) {
+    if constexpr (vector_node<Node>)
+        return node.element(k, slots);
+    else if constexpr (is_constant<Node>::value)
+        return node;
+    else
+        return slot_expr<T>{node.value, slots};
+}
+
+template <class Bindings, class Node, class T, class Sink>
+constexpr void propagate_operand(const Node& node, T* slots, Sink& sink) {
+    if constexpr (vector_node<Node>)
+        node.template propagate<Bindings>(slots, sink);
+    else if constexpr (!is_constant<Node>::value)
+        backward<Bindings>(node, slots[0], sink);
+}
+
+[[noreturn, gnu::cold]] inline void throw_size_mismatch(std::string_view operation,
+                                                        std::size_t left, std::size_t right) {
+    throw shape_error("zg::expr: elementwise " + std::string(operation) + " of vectors of sizes " +
+                      std::to_string(left) + " and " + std::to_string(right));
+}
+
+} // namespace detail
+
+/// op applied to each element of a vector.
+template <class Op, class V>
+struct vector_unary_expr {
+    using value_type = typename V::value_type;
+    static constexpr std::size_t slots = V::slots;
+    [[no_unique_address]] Op op;
+    V v;
+
+    constexpr vector_unary_expr(const Op& op, const V& v) : op(op), v(v) {}
+    constexpr std::size_t size() const { return v.size(); }
+    constexpr auto element(std::size_t k, value_type* s) const {
+        using node = unary_expr<Op, decltype(v.element(k, s))>;
+        return node(op, v.element(k, s));
+    }
+    template <class Bindings, class Sink>
+    constexpr void propagate(value_type* s, Sink& sink) const {
+        v.template propagate<Bindings>(s, sink);
+    }
+};
+
+/// op applied elementwise to two vectors of one size, or to a vector and a broadcast scalar.
+template <class Op, class L, class R>
+struct vector_binary_expr {
+    using value_type = typename L::value_type;
+    static constexpr std::size_t slots = detail::slots_of<L>() + detail::slots_of<R>();
+    [[no_unique_address]] Op op;
+    L l;
+    R r;
+
+    constexpr vector_binary_expr(const Op& op, const L& l, const R& r) : op(op), l(l), r(r) {
+        if constexpr (vector_node<L> && vector_node<R>)
+            if (l.size() != r.size()) detail::throw_size_mismatch(Op::name, l.size(), r.size());
+    }
+    constexpr std::size_t size() const {
+        if constexpr (vector_node<L>)
+            return l.size();
+        else
+            return r.size();
+    }
+    constexpr auto element(std::size_t k, value_type* s) const {
+        auto left = detail::element_of(l, k, s);
+        auto right = detail::element_of(r, k, s + detail::slots_of<L>());
+        return binary_expr<Op, decltype(left), decltype(right)>(op, left, right);
+    }
+    template <class Bindings, class Sink>
+    constexpr void propagate(value_type* s, Sink& sink) const {
+        detail::propagate_operand<Bindings>(l, s, sink);
+        detail::propagate_operand<Bindings>(r, s + detail::slots_of<L>(), sink);
+    }
+};
+
+// ---- Reductions: scalar nodes over a vector ---------------------------------------------------
+
+namespace detail {
+
+/// Sweeps every element of v with the adjoint `adjoint_of(k, element value)`, then each
+/// broadcast scalar once with what its slot gathered.
+template <class Bindings, class V, class Sink, class AdjointOf>
+constexpr void sweep_elements(const V& v, Sink& sink, AdjointOf adjoint_of) {
+    using T = typename V::value_type;
+    std::array<T, V::slots> slots{};
+    for (std::size_t k = 0; k < v.size(); ++k) {
+        const auto e = v.element(k, slots.data());
+        backward<Bindings>(e, adjoint_of(k, e.value), sink);
+    }
+    v.template propagate<Bindings>(slots.data(), sink);
+}
+
+template <class V>
+constexpr typename V::value_type element_value(const V& v, std::size_t k) {
+    return v.element(k, nullptr).value;
+}
+
+} // namespace detail
+
+/// The sum of a vector's elements.
+template <class V>
+struct sum_expr {
+    using value_type = typename V::value_type;
+    V v;
+    value_type value{0};
+
+    constexpr explicit sum_expr(const V& v) : v(v) {
+        for (std::size_t k = 0; k < v.size(); ++k) value += detail::element_value(v, k);
+    }
+    template <class Bindings, class Sink>
+    constexpr void backward(const value_type& adjoint, Sink& sink) const {
+        detail::sweep_elements<Bindings>(v, sink, [&](std::size_t, const value_type&) {
+            return adjoint;
+        });
+    }
+};
+
+/// The product of a vector's elements; the partials stay exact when elements are zero.
+template <class V>
+struct prod_expr {
+    using value_type = typename V::value_type;
+    V v;
+    value_type value{1};
+    value_type nonzero_product{1};
+    std::size_t zeros = 0, zero_at = 0;
+
+    constexpr explicit prod_expr(const V& v) : v(v) {
+        for (std::size_t k = 0; k < v.size(); ++k) {
+            const value_type e = detail::element_value(v, k);
+            if (e == value_type(0)) {
+                ++zeros;
+                zero_at = k;
+            } else {
+                nonzero_product *= e;
+            }
+        }
+        value = zeros == 0 ? nonzero_product : value_type(0);
+    }
+    template <class Bindings, class Sink>
+    constexpr void backward(const value_type& adjoint, Sink& sink) const {
+        if (zeros > 1) return; // every partial is a product with a zero in it
+        detail::sweep_elements<Bindings>(v, sink, [&](std::size_t k, const value_type& e) {
+            if (zeros == 1) return k == zero_at ? adjoint * nonzero_product : value_type(0);
+            return adjoint * (value / e);
+        });
+    }
+};
+
+/// log(sum(exp(v))), computed around the largest element so that nothing overflows. The
+/// partials exp(v_k - largest) / total keep their accuracy where exp(v_k - value) would lose
+/// the rounding of value (about 1e-13 for elements near 1000).
+template <class V>
+struct log_sum_exp_expr {
+    using value_type = typename V::value_type;
+    V v;
+    value_type largest{-std::numeric_limits<double>::infinity()};
+    value_type total{0};
+    value_type value;
+
+    constexpr explicit log_sum_exp_expr(const V& v) : v(v) {
+        using std::exp;
+        using std::log;
+        for (std::size_t k = 0; k < v.size(); ++k) {
+            const value_type e = detail::element_value(v, k);
+            if (largest < e) largest = e;
+        }
+        if (!(largest > value_type(-std::numeric_limits<double>::infinity()))) {
+            value = largest; // empty, or every element -inf
+            return;
+        }
+        for (std::size_t k = 0; k < v.size(); ++k)
+            total += exp(detail::element_value(v, k) - largest);
+        value = largest + log(total);
+    }
+    template <class Bindings, class Sink>
+    constexpr void backward(const value_type& adjoint, Sink& sink) const {
+        using std::exp;
+        const value_type scale = adjoint / total;
+        detail::sweep_elements<Bindings>(v, sink, [&](std::size_t, const value_type& e) {
+            return scale * exp(e - largest);
+        });
+    }
+};
+
+// ---- sum(v, fn): the element function is applied while building, and its local partials kept --
+// fn may capture the lambda's leaves by reference, and those die when the lambda returns, so fn
+// cannot be called again during the sweep. sum(v, fn) therefore sweeps each element's expression
+// as it builds the node, with adjoint 1, into per-leaf totals (scalar leaves) and per-element
+// partials (vector leaves, in a scratch arena reused across calls); the sweep scales them by the
+// adjoint that arrives. That is also what a hand-written one-pass gradient does.
+
+namespace detail {
+
+/// Which arguments a tree reaches: bit I of `scalars` for scalar leaf I, of `vectors` for
+/// vector leaf I.
+struct leaf_set {
+    std::uint64_t scalars = 0, vectors = 0;
+    constexpr leaf_set operator|(leaf_set other) const {
+        return {scalars | other.scalars, vectors | other.vectors};
+    }
+};
+
+template <class Node>
+struct leaves_of {
+    static constexpr leaf_set value{};
+};
+template <std::size_t I, class T>
+struct leaves_of<leaf_expr<I, T>> {
+    static_assert(I < 64, "zg::expr: sum(v, fn) supports functions of at most 64 arguments");
+    static constexpr leaf_set value{std::uint64_t{1} << I, 0};
+};
+template <std::size_t I, class T>
+struct leaves_of<element_expr<I, T>> {
+    static constexpr leaf_set value{0, std::uint64_t{1} << I};
+};
+template <std::size_t I, class T>
+struct leaves_of<vector_leaf_expr<I, T>> {
+    static constexpr leaf_set value{0, std::uint64_t{1} << I};
+};
+template <class Op, class A>
+struct leaves_of<unary_expr<Op, A>> : leaves_of<A> {};
+template <class Op, class A>
+struct leaves_of<vector_unary_expr<Op, A>> : leaves_of<A> {};
+template <class Op, class L, class R>
+struct leaves_of<binary_expr<Op, L, R>> {
+    static constexpr leaf_set value = leaves_of<L>::value | leaves_of<R>::value;
+};
+template <class Op, class L, class R>
+struct leaves_of<vector_binary_expr<Op, L, R>> {
+    static constexpr leaf_set value = leaves_of<L>::value | leaves_of<R>::value;
+};
+template <class V>
+struct leaves_of<sum_expr<V>> : leaves_of<V> {};
+template <class V>
+struct leaves_of<prod_expr<V>> : leaves_of<V> {};
+template <class V>
+struct leaves_of<log_sum_exp_expr<V>> : leaves_of<V> {};
+template <class Tree, class... B>
+struct leaves_of<expression<Tree, boost::hana::tuple<B...>>> {
+    static constexpr leaf_set value =
+        (leaves_of<Tree>::value | ... | leaves_of<decltype(B::tree)>::value);
+};
+
+/// What the zg::grad call in progress on this thread knows: each vector argument's length, and
+/// a scratch arena for per-element partials. The arena's blocks are kept, so after the first
+/// call nothing is allocated; a block never moves, so handed-out pointers stay valid.
+struct call_context {
+    const std::size_t* lengths = nullptr; // per argument; 0 for numbers
+    std::vector<std::unique_ptr<double[]>> blocks;
+    std::vector<std::size_t> block_sizes;
+    std::size_t block = 0, used = 0;
+
+    double* allocate(std::size_t n) {
+        while (block < blocks.size() && used + n > block_sizes[block]) {
+            ++block;
+            used = 0;
+        }
+        if (block == blocks.size()) {
+            const std::size_t size = std::max<std::size_t>(n, 1 << 16);
+            blocks.push_back(std::make_unique<double[]>(size));
+            block_sizes.push_back(size);
+            used = 0;
+        }
+        double* p = blocks[block].get() + used;
+        used += n;
+        std::fill_n(p, n, 0.0);
+        return p;
+    }
+};
+
+inline thread_local call_context* current_call = nullptr;
+
+[[noreturn, gnu::cold]] inline void throw_outside_grad() {
+    throw error("zg::sum(v, fn): vector arguments are differentiated inside zg::grad or "
+                "zg::value_and_grad only");
+}
+
+/// Where the local sweep of one element's expression puts adjoints.
+template <class T, std::size_t Arguments>
+struct preaccumulation_target {
+    std::array<T, Arguments>& totals;
+    std::array<T*, Arguments>& partials;
+    template <std::size_t I>
+    constexpr void add_leaf(const T& adjoint) {
+        totals[I] += adjoint;
+    }
+    template <std::size_t I>
+    constexpr void add_element(std::size_t k, const T& adjoint) {
+        partials[I][k] += adjoint;
+    }
+};
+
+} // namespace detail
+
+/// sum_k fn(v_k), with fn's local partials kept from when the node was built.
+template <class T, detail::leaf_set Leaves, class V>
+struct mapped_sum_expr {
+    static constexpr std::size_t arguments = std::bit_width(Leaves.scalars | Leaves.vectors);
+    using value_type = T;
+    V v; // for its broadcast scalars, swept with the totals kept in `slot_totals`
+    value_type value{0};
+    std::array<T, arguments> totals{};
+    std::array<T*, arguments> partials{};
+    std::array<T, V::slots> slot_totals{};
+
+    template <class Fn>
+    mapped_sum_expr(const V& v, Fn& fn) : v(v) {
+        using namespace detail;
+        if (Leaves.vectors != 0 && current_call == nullptr) throw_outside_grad();
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            ((partials[I] = (Leaves.vectors >> I & 1)
+                                ? current_call->allocate(current_call->lengths[I])
+                                : nullptr),
+             ...);
+        }(std::make_index_sequence<arguments>{});
+        preaccumulation_target<T, arguments> target{totals, partials};
+        for (std::size_t k = 0; k < v.size(); ++k) {
+            const auto element = v.element(k, slot_totals.data());
+            const auto y = call(fn, argument_for(element), k);
+            value += y.value();
+            sweep_into(y, target);
+        }
+    }
+
+    /// What fn receives for an element: a plain double from a constant vector, else the
+    /// element's expression.
+    template <class E>
+    static constexpr auto argument_for(const E& element) {
+        if constexpr (detail::is_constant<E>::value)
+            return element.value;
+        else
+            return expression<E>{element, {}};
+    }
+
+    template <class Fn, class E>
+    static auto call(Fn& fn, const E& element, std::size_t k) {
+        if constexpr (std::is_invocable_v<Fn&, const E&, std::size_t>)
+            return std::invoke(fn, element, k);
+        else
+            return std::invoke(fn, element);
+    }
+
+    template <class Bindings, class Sink>
+    constexpr void backward(const value_type& adjoint, Sink& sink) const {
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            (add<I>(adjoint, sink), ...);
+        }(std::make_index_sequence<arguments>{});
+        std::array<T, V::slots> scaled = slot_totals;
+        for (T& s : scaled) s *= adjoint;
+        v.template propagate<Bindings>(scaled.data(), sink);
+    }
+
+    template <std::size_t I, class Sink>
+    constexpr void add(const value_type& adjoint, Sink& sink) const {
+        if constexpr (Leaves.scalars >> I & 1) sink.target.template add_leaf<I>(adjoint * totals[I]);
+        if constexpr (Leaves.vectors >> I & 1) {
+            const std::size_t n = detail::current_call->lengths[I];
+            for (std::size_t k = 0; k < n; ++k)
+                sink.target.template add_element<I>(k, adjoint * partials[I][k]);
+        }
+    }
+};
+
+namespace detail {
+template <class T, leaf_set Leaves, class V>
+struct leaves_of<mapped_sum_expr<T, Leaves, V>> {
+    static constexpr leaf_set value = Leaves;
+};
+} // namespace detail
+
+// ---- The user's verbs ---------------------------------------------------------------------------
+
+namespace detail {
+
+/// A vector expression of expression mode.
+template <class A>
+concept vector_expression =
+    Expression<A> && vector_node<typename std::remove_cvref_t<A>::tree_type>;
+
+/// A range of doubles the lambda holds: a constant vector.
+template <class A>
+concept double_range = std::ranges::contiguous_range<A> && std::ranges::sized_range<A> &&
+                       std::is_same_v<std::remove_cvref_t<std::ranges::range_value_t<A>>, double>;
+
+template <class A>
+concept vector_operand = vector_expression<A> || double_range<A>;
+
+/// sum(v, fn) belongs to expression mode when v is a vector expression, or when v is a range of
+/// doubles and fn of a double gives an expression (it uses the lambda's leaves).
+template <class V, class Fn>
+concept expression_map =
+    vector_expression<V> ||
+    (double_range<V> && (Expression<std::invoke_result_t<Fn&, const double&>> ||
+                         Expression<std::invoke_result_t<Fn&, const double&, std::size_t>>));
+
+template <class A>
+constexpr auto as_vector(const A& a) {
+    if constexpr (Expression<A>)
+        return a;
+    else
+        return expression<vector_constant_expr<double>>{
+            vector_constant_expr<double>{std::span<const double>(a)}, {}};
+}
+
+template <template <class> class Reduction, class A>
+constexpr auto reduce(const A& a) {
+    const auto v = as_vector(a);
+    using tree = std::remove_cvref_t<decltype(v.tree)>;
+    return expression<Reduction<tree>, decltype(v.bindings)>{Reduction<tree>(v.tree), v.bindings};
+}
+
+} // namespace detail
+
+/// The sum of a vector's elements: `zg::sum(v)`, `zg::sum(2.0 * v + w)`.
+template <detail::vector_expression V>
+constexpr auto sum(const V& v) {
+    return detail::reduce<sum_expr>(v);
+}
+
+/// sum_k fn(v_k): map and reduce in one pass. fn is a generic lambda of one element (or of the
+/// element and its index k); it may capture the lambda's leaves by reference. A range of doubles
+/// is a constant vector, so `zg::sum(data, [&](auto y) { return square((y - mu) / sigma); })`
+/// differentiates by mu and sigma.
+template <class V, class Fn>
+    requires detail::expression_map<V, Fn>
+auto sum(const V& v, Fn fn) {
+    const auto vector = detail::as_vector(v);
+    using tree = std::remove_cvref_t<decltype(vector.tree)>;
+    using T = typename tree::value_type;
+    using probe = mapped_sum_expr<T, detail::leaf_set{}, tree>;
+    using result = decltype(probe::call(fn, probe::argument_for(vector.tree.element(0, nullptr)), 0));
+    static_assert(Expression<result>,
+                  "zg::sum(v, fn): fn must return a scalar expression of the element");
+    constexpr detail::leaf_set leaves =
+        detail::leaves_of<result>::value | detail::leaves_of<tree>::value;
+    using node = mapped_sum_expr<T, leaves, tree>;
+    return expression<node, decltype(vector.bindings)>{node(vector.tree, fn), vector.bindings};
+}
+
+/// The product of a vector's elements.
+template <detail::vector_expression V>
+constexpr auto prod(const V& v) {
+    return detail::reduce<prod_expr>(v);
+}
+
+/// log(sum(exp(v))), stable for large elements.
+template <detail::vector_expression V>
+constexpr auto log_sum_exp(const V& v) {
+    return detail::reduce<log_sum_exp_expr>(v);
+}
+
+/// sum_k v_k w_k; either side may be a range of doubles.
+template <detail::vector_operand V, detail::vector_operand W>
+    requires(detail::vector_expression<V> || detail::vector_expression<W>)
+constexpr auto dot(const V& v, const W& w) {
+    return sum(detail::as_vector(v) * detail::as_vector(w));
+}
+
+/// The mean of a vector's elements.
+template <detail::vector_expression V>
+constexpr auto mean(const V& v) {
+    const auto vector = detail::as_vector(v);
+    return sum(vector) / static_cast<double>(vector.tree.size());
+}
+
+/// The Euclidean norm, sqrt(sum(v^2)).
+template <detail::vector_expression V>
+constexpr auto norm(const V& v) {
+    return sqrt(sum(square(detail::as_vector(v))));
+}
+
+/// The number of elements of a vector expression.
+template <class Tree, class Bindings>
+    requires vector_node<Tree>
+constexpr std::size_t size(const expression<Tree, Bindings>& v) {
+    return v.tree.size();
+}
+
+} // namespace zg::expr
+
+
+namespace zg {
+// Next to the reductions over ranges of core/reductions.hpp, for vector expressions.
+using expr::dot;
+using expr::log_sum_exp;
+using expr::mean;
+using expr::norm;
+using expr::prod;
+using expr::sum;
+} // namespace zg

@@ -1,0 +1,165 @@
+// Vector leaves: the reductions and the standard AD benchmark functions against hand-derived
+// gradients, tape mode and finite differences; no allocation after the first call.
+#include "allocation_counter.hpp"
+#include "laws.hpp"
+
+#include <zerograd/expr.hpp>
+#include <zerograd/tape.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numbers>
+#include <span>
+#include <vector>
+
+namespace {
+
+const std::vector<double> x{0.5, -1.25, 2.0, 0.75};
+
+bool all_close(const std::vector<double>& a, const std::vector<double>& b, double tolerance) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (!laws::close(a[i], b[i], tolerance)) return false;
+    return true;
+}
+} // namespace
+
+TEST_CASE("reductions of a vector leaf") {
+    SUBCASE("sum") {
+        const auto [value, grad] = zg::value_and_grad([](auto v) { return zg::sum(v); }, x);
+        CHECK(value == 2.0);
+        CHECK(std::get<0>(grad) == std::vector<double>(4, 1.0));
+    }
+    SUBCASE("prod, without and with zeros") {
+        const auto g = std::get<0>(zg::grad([](auto v) { return zg::prod(v); }, x));
+        CHECK(all_close(g, {-1.25 * 2 * 0.75, 0.5 * 2 * 0.75, 0.5 * -1.25 * 0.75, 0.5 * -1.25 * 2},
+                        1e-15));
+        const std::vector<double> one_zero{2.0, 0.0, 3.0}, two_zeros{0.0, 5.0, 0.0};
+        CHECK(std::get<0>(zg::grad([](auto v) { return zg::prod(v); }, one_zero)) ==
+              std::vector<double>{0.0, 6.0, 0.0});
+        CHECK(std::get<0>(zg::grad([](auto v) { return zg::prod(v); }, two_zeros)) ==
+              std::vector<double>{0.0, 0.0, 0.0});
+    }
+    SUBCASE("log_sum_exp is stable for large elements") {
+        const std::vector<double> large{1000.0, 1001.0, 999.0};
+        const auto [value, grad] =
+            zg::value_and_grad([](auto v) { return zg::log_sum_exp(v); }, large);
+        const double total = std::exp(-1.0) + 1 + std::exp(-2.0);
+        CHECK(laws::close(value, 1001 + std::log(total), 1e-15));
+        CHECK(all_close(std::get<0>(grad),
+                        {std::exp(-1.0) / total, 1 / total, std::exp(-2.0) / total}, 1e-14));
+    }
+    SUBCASE("mean, norm, dot") {
+        const double n = std::sqrt(0.25 + 1.5625 + 4 + 0.5625);
+        const auto g = std::get<0>(
+            zg::grad([](auto v) { return zg::mean(v) + zg::norm(v) + zg::dot(v, v); }, x));
+        std::vector<double> expected;
+        for (double xi : x) expected.push_back(0.25 + xi / n + 2 * xi);
+        CHECK(all_close(g, expected, 1e-14));
+    }
+}
+
+TEST_CASE("elementwise expressions with broadcast scalars, and mixed arguments") {
+    const auto f = [](auto s, auto v, auto w) { return zg::sum(s * sin(v) + v * w / s) + s; };
+    const std::vector<double> w{1.0, 2.0, 3.0, 4.0};
+    const auto [value, grad] = zg::value_and_grad(f, 1.5, x, w);
+    const auto& [ds, dv, dw] = grad;
+    double expected_value = 1.5, expected_ds = 1;
+    std::vector<double> expected_dv, expected_dw;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        expected_value += 1.5 * std::sin(x[i]) + x[i] * w[i] / 1.5;
+        expected_ds += std::sin(x[i]) - x[i] * w[i] / (1.5 * 1.5);
+        expected_dv.push_back(1.5 * std::cos(x[i]) + w[i] / 1.5);
+        expected_dw.push_back(x[i] / 1.5);
+    }
+    CHECK(laws::close(value, expected_value, 1e-14));
+    CHECK(laws::close(ds, expected_ds, 1e-14));
+    CHECK(all_close(dv, expected_dv, 1e-14));
+    CHECK(all_close(dw, expected_dw, 1e-14));
+    CHECK_THROWS_AS(zg::grad(f, 1.5, x, std::vector<double>{1.0}), zg::shape_error);
+}
+
+TEST_CASE("the standard benchmark functions against hand-derived gradients") {
+    SUBCASE("normal log-density with fixed mean and scale") {
+        const auto f = [](auto y) {
+            return zg::sum(y, [](auto e) {
+                return -0.5 * square((e + 0.56) / 1.37) - std::log(1.37) -
+                       0.5 * std::log(2 * std::numbers::pi);
+            });
+        };
+        const auto g = std::get<0>(zg::grad(f, x));
+        std::vector<double> expected;
+        for (double yi : x) expected.push_back(-(yi + 0.56) / (1.37 * 1.37));
+        CHECK(all_close(g, expected, 1e-14));
+    }
+    SUBCASE("normal log-likelihood of data, by the mean and the scale") {
+        const std::vector<double> data{0.3, -0.2, 1.4, 0.9, -1.1};
+        const auto f = [&](auto mu, auto sigma) {
+            return zg::sum(data, [&](auto y) { return -0.5 * square((y - mu) / sigma) - log(sigma); });
+        };
+        const auto g = zg::grad(f, 0.2, 1.3);
+        double dmu = 0, dsigma = 0;
+        for (double y : data) {
+            dmu += (y - 0.2) / (1.3 * 1.3);
+            dsigma += (y - 0.2) * (y - 0.2) / (1.3 * 1.3 * 1.3) - 1 / 1.3;
+        }
+        CHECK(laws::close(g[0], dmu, 1e-14));
+        CHECK(laws::close(g[1], dsigma, 1e-14));
+        const auto t = zg::tape::grad(f, 0.2, 1.3);
+        CHECK(laws::close(g[0], t[0], 1e-13));
+        CHECK(laws::close(g[1], t[1], 1e-13));
+    }
+    SUBCASE("linear regression: y ~ Normal(X w + b, sigma), normal priors on w and b") {
+        const std::size_t rows = 6, p = 3;
+        std::vector<double> X(rows * p), y(rows);
+        for (std::size_t i = 0; i < X.size(); ++i) X[i] = std::sin(1.7 * double(i));
+        for (std::size_t r = 0; r < rows; ++r) y[r] = std::cos(0.9 * double(r));
+        const auto row = [&](std::size_t r) { return std::span<const double>(X).subspan(r * p, p); };
+        const auto f = [&](auto w, auto b, auto sigma) {
+            const auto likelihood = zg::sum(y, [&](auto yr, std::size_t r) {
+                return -0.5 * square((yr - zg::dot(row(r), w) - b) / sigma) - log(sigma);
+            });
+            return likelihood - 0.5 * zg::dot(w, w) - 0.5 * b * b;
+        };
+        const std::vector<double> w{0.4, -0.3, 0.8};
+        const auto [value, grad] = zg::value_and_grad(f, w, 0.1, 1.2);
+        const auto& [dw, db, dsigma] = grad;
+        std::vector<double> expected_dw{-w[0], -w[1], -w[2]};
+        double expected_db = -0.1, expected_dsigma = 0;
+        for (std::size_t r = 0; r < rows; ++r) {
+            double mean = 0.1;
+            for (std::size_t j = 0; j < p; ++j) mean += X[r * p + j] * w[j];
+            const double residual = (y[r] - mean) / 1.2;
+            for (std::size_t j = 0; j < p; ++j) expected_dw[j] += residual / 1.2 * X[r * p + j];
+            expected_db += residual / 1.2;
+            expected_dsigma += residual * residual / 1.2 - 1 / 1.2;
+        }
+        CHECK(all_close(dw, expected_dw, 1e-13));
+        CHECK(laws::close(db, expected_db, 1e-13));
+        CHECK(laws::close(dsigma, expected_dsigma, 1e-13));
+        CHECK(std::isfinite(value));
+    }
+}
+
+TEST_CASE("expression mode and tape mode agree on reductions") {
+    const auto f = [](auto s, auto v) {
+        return s * zg::sum(v) + zg::prod(v) + zg::log_sum_exp(v) + zg::mean(v) * zg::norm(v) +
+               zg::sum(v, [&](auto e) { return sin(e) * s; });
+    };
+    const auto [value, grad] = zg::value_and_grad(f, 0.7, x);
+    const auto [tape_value, tape_grad] = zg::tape::value_and_grad(f, 0.7, x);
+    CHECK(laws::close(value, tape_value, 1e-13));
+    CHECK(laws::close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
+    CHECK(all_close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
+}
+
+TEST_CASE("after the first call, only the returned gradient is allocated") {
+    const auto f = [](auto s, auto v) {
+        return zg::sum(v, [&](auto e) { return square(e - s); }) + zg::log_sum_exp(v * s);
+    };
+    (void)zg::grad(f, 0.3, x); // warm-up: the scratch arena
+    const long before = test::allocation_count();
+    for (int i = 0; i < 100; ++i) (void)zg::grad(f, 0.3, x);
+    CHECK(test::allocation_count() - before == 100); // one std::vector<double> per call
+}
