@@ -5,5 +5,6 @@
 #include "zerograd/expr/expression.hpp"
 #include "zerograd/expr/grad.hpp"
 #include "zerograd/expr/operations.hpp"
+#include "zerograd/expr/print.hpp"
 #include "zerograd/expr/sweep.hpp"
 #include "zerograd/expr/vector.hpp"

@@ -21,6 +21,7 @@
 #include <ranges>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -38,6 +39,7 @@ template <std::size_t I, class T>
 struct vector_leaf_expr {
     using value_type = T;
     static constexpr std::size_t slots = 0;
+    static constexpr std::size_t argument = I;
     std::span<const T> values;
 
     constexpr std::size_t size() const { return values.size(); }
@@ -177,6 +179,7 @@ constexpr typename V::value_type element_value(const V& v, std::size_t k) {
 /// The sum of a vector's elements.
 template <class V>
 struct sum_expr {
+    static constexpr std::string_view name = "sum";
     using value_type = typename V::value_type;
     V v;
     value_type value{0};
@@ -195,6 +198,7 @@ struct sum_expr {
 /// The product of a vector's elements; the partials stay exact when elements are zero.
 template <class V>
 struct prod_expr {
+    static constexpr std::string_view name = "prod";
     using value_type = typename V::value_type;
     V v;
     value_type value{1};
@@ -228,6 +232,7 @@ struct prod_expr {
 /// the rounding of value (about 1e-13 for elements near 1000).
 template <class V>
 struct log_sum_exp_expr {
+    static constexpr std::string_view name = "log_sum_exp";
     using value_type = typename V::value_type;
     V v;
     value_type largest{-std::numeric_limits<double>::infinity()};
@@ -373,6 +378,7 @@ struct preaccumulation_target {
 template <class T, detail::leaf_set Leaves, class V>
 struct mapped_sum_expr {
     static constexpr std::size_t arguments = std::bit_width(Leaves.scalars | Leaves.vectors);
+    static constexpr std::string_view name = "sum(v, fn)";
     using value_type = T;
     V v; // for its broadcast scalars, swept with the totals kept in `slot_totals`
     value_type value{0};
