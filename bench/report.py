@@ -1,24 +1,37 @@
 #!/usr/bin/env python3
-"""Reads Google Benchmark JSON of benchmarks named <function>/<mode>/<n> and prints, for every
-function and n, each mode's time and its ratio to the plain function and to the hand-written
-gradient."""
+"""Reads Google Benchmark JSON of benchmarks named [suite/]<case>/<mode>/<n> and prints, for every
+case and n, each mode's time and its ratio to the hand-written gradient and to expression mode,
+then the medians of those ratios per mode."""
 import json
+import statistics
 import sys
 from collections import defaultdict
 
 with open(sys.argv[1], encoding="utf-8") as results_file:
     results = json.load(results_file)["benchmarks"]
 
-times = defaultdict(dict)  # (function, n) -> mode -> nanoseconds
+times = defaultdict(dict)  # (case, n) -> mode -> nanoseconds
 for run in results:
     if run.get("run_type", "iteration") != "iteration":
         continue
-    function, mode, n = run["name"].split("/")[:3]
+    case, mode, n = run["name"].split("/")[-3:]
     scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[run["time_unit"]]
-    times[(function, int(n))][mode] = run["real_time"] * scale
+    times[(case, int(n))][mode] = run["cpu_time"] * scale
 
-print(f"\n{'function':<14}{'n':>8}{'mode':>8}{'time':>14}{'/ double':>10}{'/ hand':>9}")
-for (function, n), modes in times.items():
+ratios = defaultdict(lambda: defaultdict(list))  # base -> mode -> ratios
+print(f"\n{'case':<18}{'n':>7}{'mode':>8}{'time':>14}{'/ hand':>9}{'/ expr':>9}")
+for (case, n), modes in times.items():
     for mode, ns in modes.items():
-        ratio = lambda base: f"{ns / modes[base]:.2f}" if base in modes else "-"
-        print(f"{function:<14}{n:>8}{mode:>8}{ns:>12.0f}ns{ratio('double'):>10}{ratio('hand'):>9}")
+        cells = []
+        for base in ("hand", "expr"):
+            if base in modes and mode != base:
+                ratios[base][mode].append(ns / modes[base])
+                cells.append(f"{ns / modes[base]:.2f}")
+            else:
+                cells.append("-")
+        print(f"{case:<18}{n:>7}{mode:>8}{ns:>12.0f}ns{cells[0]:>9}{cells[1]:>9}")
+
+print("\nmedian ratios (max in brackets)")
+for base, by_mode in ratios.items():
+    for mode, values in by_mode.items():
+        print(f"  {mode:>6} / {base:<5} {statistics.median(values):6.2f}  [{max(values):.2f}]")

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds optimized, runs the benchmarks with a short
-# default and prints each mode's time against the plain function and the hand-written gradient.
-# Extra arguments go to Google Benchmark, e.g. --benchmark_filter=pair_sin or
-# --benchmark_min_time=1 for a longer, steadier run.
+# The main job: installs what is missing, builds optimized, runs the benchmark suite (expression
+# mode, tape mode, hand-written gradients and the plain function) with a short default, prints
+# each mode's time against hand-written and expression mode, and keeps the JSON in results/.
+# Extra arguments go to Google Benchmark, e.g. --benchmark_filter=pair_sin to run one case, or
+# --benchmark_min_time=1 for a longer, steadier run. ZG_BENCH=tape runs bench/tape.cpp instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source .ci/install-deps.sh
@@ -11,8 +12,9 @@ build=build/release
 if [[ ! -d $build ]]; then
   CXX=g++ meson setup "$build" --buildtype=release -Db_ndebug=true -Dtests=disabled >/dev/null
 fi
-ninja -C "$build" bench/tape >/dev/null
+bench=${ZG_BENCH:-suite}
+ninja -C "$build" "bench/$bench" >/dev/null
 mkdir -p results
-"$build/bench/tape" --benchmark_min_time=0.05 --benchmark_out=results/tape.json \
+"$build/bench/$bench" --benchmark_min_time=0.05 --benchmark_out="results/$bench.json" \
   --benchmark_out_format=json "$@"
-python3 bench/report.py results/tape.json
+python3 bench/report.py "results/$bench.json"

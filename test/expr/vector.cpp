@@ -163,3 +163,26 @@ TEST_CASE("after the first call, only the returned gradient is allocated") {
     for (int i = 0; i < 100; ++i) (void)zg::grad(f, 0.3, x);
     CHECK(test::allocation_count() - before == 100); // one std::vector<double> per call
 }
+
+TEST_CASE("slices: sums over neighbours, in both modes") {
+    const std::size_t n = x.size();
+    const auto expr_pair_sin = [n](auto v) {
+        const auto head = zg::slice(v, 0, n - 1), tail = zg::slice(v, 1, n - 1);
+        return zg::sum(head * tail + sin(head));
+    };
+    const auto g = std::get<0>(zg::grad(expr_pair_sin, x));
+    std::vector<double> expected(n, 0.0);
+    for (std::size_t i = 0; i + 1 < n; ++i) {
+        expected[i] += x[i + 1] + std::cos(x[i]);
+        expected[i + 1] += x[i];
+    }
+    CHECK(all_close(g, expected, 1e-15));
+    const auto tape_dot = [n](std::span<const zg::var> v) {
+        return zg::dot(zg::slice(v, 0, n - 1), zg::slice(v, 1, n - 1));
+    };
+    const auto expr_dot = [n](auto v) { return zg::dot(zg::slice(v, 0, n - 1), zg::slice(v, 1, n - 1)); };
+    CHECK(all_close(std::get<0>(zg::grad(expr_dot, x)), std::get<0>(zg::tape::grad(tape_dot, x)),
+                    1e-15));
+    CHECK_THROWS_AS(zg::grad([](auto v) { return zg::sum(zg::slice(v, 2, 5)); }, x),
+                    zg::shape_error);
+}

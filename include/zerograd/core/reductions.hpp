@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 #include <ranges>
+#include <span>
 #include <string>
 #include <type_traits>
 
@@ -44,6 +45,20 @@ double plain_value(const T& x) {
 }
 
 } // namespace detail
+
+/// Elements offset, ..., offset + count - 1 of a range of scalars, as a span: `zg::slice(x, 1,
+/// n - 1)` is x shifted by one.
+template <class R>
+    requires std::ranges::contiguous_range<const R&> && std::ranges::sized_range<const R&>
+auto slice(const R& range, std::size_t offset, std::size_t count) {
+    const std::span<const detail::element_t<R>> all(std::ranges::data(range),
+                                                    std::ranges::size(range));
+    if (offset + count > all.size())
+        throw shape_error("zg::slice: elements " + std::to_string(offset) + " to " +
+                          std::to_string(offset + count) + " of a range of size " +
+                          std::to_string(all.size()));
+    return all.subspan(offset, count);
+}
 
 /// The sum of a range's elements (zero for an empty range).
 template <class R>

@@ -19,14 +19,14 @@ concept Number = std::is_arithmetic_v<U>;
 
 #define ZG_EXPR_UNARY_FUNCTION(fn)                                                                 \
     template <Expression E>                                                                        \
-    constexpr auto fn(const E& e) {                                                                \
+    ZG_INLINE constexpr auto fn(const E& e) {                                                                \
         return apply(fn##_op{}, e);                                                                \
     }
 ZG_UNARY_FUNCTIONS(ZG_EXPR_UNARY_FUNCTION)
 #undef ZG_EXPR_UNARY_FUNCTION
 
 template <Expression E>
-constexpr auto operator-(const E& e) {
+ZG_INLINE constexpr auto operator-(const E& e) {
     return apply(neg_op{}, e);
 }
 template <Expression E>
@@ -36,22 +36,22 @@ constexpr E operator+(const E& e) {
 
 /// x^n for an integer n: exact, and usable in constant expressions.
 template <Expression E>
-constexpr auto pow(const E& e, int n) {
+ZG_INLINE constexpr auto pow(const E& e, int n) {
     return apply(pown_op{n}, e);
 }
 
 // Binary operations take two expressions, or an expression and a plain number on either side.
 #define ZG_EXPR_BINARY(name, fn)                                                                   \
     template <Expression L, Expression R>                                                          \
-    constexpr auto name(const L& l, const R& r) {                                                  \
+    ZG_INLINE constexpr auto name(const L& l, const R& r) {                                                  \
         return apply(fn##_op{}, l, r);                                                             \
     }                                                                                              \
     template <Expression L, Number U>                                                              \
-    constexpr auto name(const L& l, const U& r) {                                                  \
+    ZG_INLINE constexpr auto name(const L& l, const U& r) {                                                  \
         return apply(fn##_op{}, l, detail::constant<typename L::value_type>(r));                   \
     }                                                                                              \
     template <Number U, Expression R>                                                              \
-    constexpr auto name(const U& l, const R& r) {                                                  \
+    ZG_INLINE constexpr auto name(const U& l, const R& r) {                                                  \
         return apply(fn##_op{}, detail::constant<typename R::value_type>(l), r);                   \
     }
 #define ZG_EXPR_BINARY_OPERATOR(fn, symbol) ZG_EXPR_BINARY(operator symbol, fn)

@@ -23,11 +23,11 @@ template <class Gradient>
 struct gradient_target {
     Gradient& gradient;
     template <std::size_t I, class T>
-    constexpr void add_leaf(const T& adjoint) {
+    ZG_INLINE constexpr void add_leaf(const T& adjoint) {
         std::get<I>(gradient) += adjoint;
     }
     template <std::size_t I, class T>
-    constexpr void add_element(std::size_t k, const T& adjoint) {
+    ZG_INLINE constexpr void add_element(std::size_t k, const T& adjoint) {
         std::get<I>(gradient)[k] += adjoint;
     }
 };
@@ -55,27 +55,27 @@ struct binding_index<Id, boost::hana::tuple<B...>> {
 
 // Where the recursion ends: leaves, constants and uses of let-bindings.
 template <class Bindings, std::size_t I, class T, class Sink>
-constexpr void visit_end(const leaf_expr<I, T>&, const T& adjoint, Sink& sink) {
+ZG_INLINE constexpr void visit_end(const leaf_expr<I, T>&, const T& adjoint, Sink& sink) {
     sink.target.template add_leaf<I>(adjoint);
 }
 template <class Bindings, class T, class Sink>
-constexpr void visit_end(const constant_expr<T>&, const T&, Sink&) {}
+ZG_INLINE constexpr void visit_end(const constant_expr<T>&, const T&, Sink&) {}
 template <class Bindings, std::size_t I, class T, class Sink>
-constexpr void visit_end(const element_expr<I, T>& e, const T& adjoint, Sink& sink) {
+ZG_INLINE constexpr void visit_end(const element_expr<I, T>& e, const T& adjoint, Sink& sink) {
     sink.target.template add_element<I>(e.index, adjoint);
 }
 template <class Bindings, class T, class Sink>
-constexpr void visit_end(const slot_expr<T>& s, const T& adjoint, Sink&) {
+ZG_INLINE constexpr void visit_end(const slot_expr<T>& s, const T& adjoint, Sink&) {
     *s.adjoint += adjoint;
 }
 template <class Bindings, class Id, class T, class Sink>
-constexpr void visit_end(const bound_expr<Id, T>&, const T& adjoint, Sink& sink) {
+ZG_INLINE constexpr void visit_end(const bound_expr<Id, T>&, const T& adjoint, Sink& sink) {
     sink.binding_adjoints[binding_index<Id, Bindings>::value] += adjoint;
 }
 
 /// Adds `adjoint` times each local partial into the node's operands, recursively.
 template <class Bindings, class Sink, class T>
-constexpr void backward(const auto& node, const T& adjoint, Sink& sink) {
+ZG_INLINE constexpr void backward(const auto& node, const T& adjoint, Sink& sink) {
     if constexpr (requires { node.l; }) {
         // A constant side needs no partial: for pow(x, 2.5) that saves a log.
         if constexpr (!is_constant<decltype(node.l)>::value)
@@ -100,7 +100,7 @@ namespace zg::expr {
 /// The reverse sweep: seeds the root with 1, adds each leaf's adjoint into `target`, then
 /// sweeps each let-binding once, latest first, with the adjoint its uses gathered.
 template <class Tree, class Bindings, class Target>
-constexpr void sweep_into(const expression<Tree, Bindings>& e, Target& target) {
+ZG_INLINE constexpr void sweep_into(const expression<Tree, Bindings>& e, Target& target) {
     namespace hana = boost::hana;
     using T = typename Tree::value_type;
     constexpr std::size_t count = detail::binding_count<Bindings>;
@@ -119,7 +119,7 @@ constexpr void sweep_into(const expression<Tree, Bindings>& e, Target& target) {
 /// The reverse sweep into a gradient: std::get<I>(gradient) receives leaf I's adjoint (added),
 /// a std::array for numbers or a std::tuple holding a std::vector per vector leaf.
 template <class Tree, class Bindings, class Gradient>
-constexpr void sweep(const expression<Tree, Bindings>& e, Gradient& gradient) {
+ZG_INLINE constexpr void sweep(const expression<Tree, Bindings>& e, Gradient& gradient) {
     detail::gradient_target<Gradient> target{gradient};
     sweep_into(e, target);
 }

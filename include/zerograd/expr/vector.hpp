@@ -41,9 +41,12 @@ struct vector_leaf_expr {
     static constexpr std::size_t slots = 0;
     static constexpr std::size_t argument = I;
     std::span<const T> values;
+    std::size_t offset = 0; // where `values` starts in the argument (a slice starts later)
 
     constexpr std::size_t size() const { return values.size(); }
-    constexpr element_expr<I, T> element(std::size_t k, T*) const { return {values[k], k}; }
+    ZG_INLINE constexpr element_expr<I, T> element(std::size_t k, T*) const {
+        return {values[k], offset + k};
+    }
     template <class Bindings, class Sink>
     constexpr void propagate(T*, Sink&) const {}
 };
@@ -56,7 +59,7 @@ struct vector_constant_expr {
     std::span<const T> values;
 
     constexpr std::size_t size() const { return values.size(); }
-    constexpr constant_expr<T> element(std::size_t k, T*) const { return {values[k]}; }
+    ZG_INLINE constexpr constant_expr<T> element(std::size_t k, T*) const { return {values[k]}; }
     template <class Bindings, class Sink>
     constexpr void propagate(T*, Sink&) const {}
 };
@@ -76,7 +79,7 @@ constexpr std::size_t slots_of() {
 }
 
 template <class Node, class T>
-constexpr auto element_of(const Node& node, std::size_t k, T* slots) {
+ZG_INLINE constexpr auto element_of(const Node& node, std::size_t k, T* slots) {
     if constexpr (vector_node<Node>)
         return node.element(k, slots);
     else if constexpr (is_constant<Node>::value)
@@ -111,7 +114,7 @@ struct vector_unary_expr {
 
     constexpr vector_unary_expr(const Op& op, const V& v) : op(op), v(v) {}
     constexpr std::size_t size() const { return v.size(); }
-    constexpr auto element(std::size_t k, value_type* s) const {
+    ZG_INLINE constexpr auto element(std::size_t k, value_type* s) const {
         using node = unary_expr<Op, decltype(v.element(k, s))>;
         return node(op, v.element(k, s));
     }
@@ -140,7 +143,7 @@ struct vector_binary_expr {
         else
             return r.size();
     }
-    constexpr auto element(std::size_t k, value_type* s) const {
+    ZG_INLINE constexpr auto element(std::size_t k, value_type* s) const {
         auto left = detail::element_of(l, k, s);
         auto right = detail::element_of(r, k, s + detail::slots_of<L>());
         return binary_expr<Op, decltype(left), decltype(right)>(op, left, right);
@@ -170,8 +173,18 @@ constexpr void sweep_elements(const V& v, Sink& sink, AdjointOf adjoint_of) {
 }
 
 template <class V>
-constexpr typename V::value_type element_value(const V& v, std::size_t k) {
+ZG_INLINE constexpr typename V::value_type element_value(const V& v, std::size_t k) {
     return v.element(k, nullptr).value;
+}
+
+/// The sum of v's elements, in a function of its own: inlined into the node's constructor, g++
+/// keeps the running total in an integer register and adds two moves to every iteration's chain
+/// of additions.
+template <class V>
+[[gnu::noinline]] constexpr typename V::value_type sum_of_elements(const V& v) {
+    typename V::value_type total{0};
+    for (std::size_t k = 0; k < v.size(); ++k) total += element_value(v, k);
+    return total;
 }
 
 } // namespace detail
@@ -185,7 +198,7 @@ struct sum_expr {
     value_type value{0};
 
     constexpr explicit sum_expr(const V& v) : v(v) {
-        for (std::size_t k = 0; k < v.size(); ++k) value += detail::element_value(v, k);
+        value = detail::sum_of_elements(v);
     }
     template <class Bindings, class Sink>
     constexpr void backward(const value_type& adjoint, Sink& sink) const {
@@ -206,16 +219,18 @@ struct prod_expr {
     std::size_t zeros = 0, zero_at = 0;
 
     constexpr explicit prod_expr(const V& v) : v(v) {
+        value_type product{1}; // a local, as in sum_expr
         for (std::size_t k = 0; k < v.size(); ++k) {
             const value_type e = detail::element_value(v, k);
             if (e == value_type(0)) {
                 ++zeros;
                 zero_at = k;
             } else {
-                nonzero_product *= e;
+                product *= e;
             }
         }
-        value = zeros == 0 ? nonzero_product : value_type(0);
+        nonzero_product = product;
+        value = zeros == 0 ? product : value_type(0);
     }
     template <class Bindings, class Sink>
     constexpr void backward(const value_type& adjoint, Sink& sink) const {
@@ -242,17 +257,19 @@ struct log_sum_exp_expr {
     constexpr explicit log_sum_exp_expr(const V& v) : v(v) {
         using std::exp;
         using std::log;
+        value_type top(-std::numeric_limits<double>::infinity()), sum{0}; // locals, as in sum_expr
         for (std::size_t k = 0; k < v.size(); ++k) {
             const value_type e = detail::element_value(v, k);
-            if (largest < e) largest = e;
+            if (top < e) top = e;
         }
-        if (!(largest > value_type(-std::numeric_limits<double>::infinity()))) {
-            value = largest; // empty, or every element -inf
+        largest = top;
+        if (!(top > value_type(-std::numeric_limits<double>::infinity()))) {
+            value = top; // empty, or every element -inf
             return;
         }
-        for (std::size_t k = 0; k < v.size(); ++k)
-            total += exp(detail::element_value(v, k) - largest);
-        value = largest + log(total);
+        for (std::size_t k = 0; k < v.size(); ++k) sum += exp(detail::element_value(v, k) - top);
+        total = sum;
+        value = top + log(sum);
     }
     template <class Bindings, class Sink>
     constexpr void backward(const value_type& adjoint, Sink& sink) const {
@@ -361,13 +378,13 @@ inline thread_local call_context* current_call = nullptr;
 template <class T, std::size_t Arguments>
 struct preaccumulation_target {
     std::array<T, Arguments>& totals;
-    std::array<T*, Arguments>& partials;
+    const std::array<T*, Arguments>& partials;
     template <std::size_t I>
-    constexpr void add_leaf(const T& adjoint) {
+    ZG_INLINE constexpr void add_leaf(const T& adjoint) {
         totals[I] += adjoint;
     }
     template <std::size_t I>
-    constexpr void add_element(std::size_t k, const T& adjoint) {
+    ZG_INLINE constexpr void add_element(std::size_t k, const T& adjoint) {
         partials[I][k] += adjoint;
     }
 };
@@ -396,19 +413,28 @@ struct mapped_sum_expr {
                                 : nullptr),
              ...);
         }(std::make_index_sequence<arguments>{});
-        preaccumulation_target<T, arguments> target{totals, partials};
+        // Locals, not members, inside the loop: the partials are stored through pointers, which
+        // could alias members, and would force every running total through memory.
+        T running{0};
+        std::array<T, arguments> leaf_totals{};
+        std::array<T, V::slots> slot_sums{};
+        const std::array<T*, arguments> element_partials = partials;
+        preaccumulation_target<T, arguments> target{leaf_totals, element_partials};
         for (std::size_t k = 0; k < v.size(); ++k) {
-            const auto element = v.element(k, slot_totals.data());
+            const auto element = v.element(k, slot_sums.data());
             const auto y = call(fn, argument_for(element), k);
-            value += y.value();
+            running += y.value();
             sweep_into(y, target);
         }
+        value = running;
+        totals = leaf_totals;
+        slot_totals = slot_sums;
     }
 
     /// What fn receives for an element: a plain double from a constant vector, else the
     /// element's expression.
     template <class E>
-    static constexpr auto argument_for(const E& element) {
+    ZG_INLINE static constexpr auto argument_for(const E& element) {
         if constexpr (detail::is_constant<E>::value)
             return element.value;
         else
@@ -416,7 +442,7 @@ struct mapped_sum_expr {
     }
 
     template <class Fn, class E>
-    static auto call(Fn& fn, const E& element, std::size_t k) {
+    ZG_INLINE static auto call(Fn& fn, const E& element, std::size_t k) {
         if constexpr (std::is_invocable_v<Fn&, const E&, std::size_t>)
             return std::invoke(fn, element, k);
         else
@@ -552,6 +578,39 @@ constexpr auto norm(const V& v) {
     return sqrt(sum(square(detail::as_vector(v))));
 }
 
+namespace detail {
+
+template <class Node>
+constexpr Node slice_node(const Node& node, std::size_t offset, std::size_t count) {
+    if constexpr (!vector_node<Node>) {
+        return node; // a broadcast scalar
+    } else if constexpr (requires { node.values; }) {
+        Node sliced = node;
+        sliced.values = node.values.subspan(offset, count);
+        if constexpr (requires { node.offset; }) sliced.offset = node.offset + offset;
+        return sliced;
+    } else if constexpr (requires { node.l; }) {
+        return Node(node.op, slice_node(node.l, offset, count), slice_node(node.r, offset, count));
+    } else {
+        return Node(node.op, slice_node(node.v, offset, count));
+    }
+}
+
+} // namespace detail
+
+/// Elements offset, ..., offset + count - 1 of a vector expression: `zg::slice(x, 1, n - 1)`
+/// is x shifted by one, for sums over neighbours such as x_i x_{i+1}.
+template <detail::vector_expression V>
+constexpr auto slice(const V& v, std::size_t offset, std::size_t count) {
+    if (offset + count > v.tree.size())
+        throw shape_error("zg::slice: elements " + std::to_string(offset) + " to " +
+                          std::to_string(offset + count) + " of a vector of size " +
+                          std::to_string(v.tree.size()));
+    using tree = std::remove_cvref_t<decltype(v.tree)>;
+    return expression<tree, decltype(v.bindings)>{detail::slice_node(v.tree, offset, count),
+                                                  v.bindings};
+}
+
 /// The number of elements of a vector expression.
 template <class Tree, class Bindings>
     requires vector_node<Tree>
@@ -569,5 +628,6 @@ using expr::log_sum_exp;
 using expr::mean;
 using expr::norm;
 using expr::prod;
+using expr::slice;
 using expr::sum;
 } // namespace zg
