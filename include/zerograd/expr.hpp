@@ -4,6 +4,7 @@
 
 #include "zerograd/expr/expression.hpp"
 #include "zerograd/expr/grad.hpp"
+#include "zerograd/expr/hessian.hpp"
 #include "zerograd/expr/operations.hpp"
 #include "zerograd/expr/print.hpp"
 #include "zerograd/expr/sweep.hpp"

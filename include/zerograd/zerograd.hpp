@@ -1,5 +1,7 @@
 // zerograd/zerograd.hpp: everything zerograd offers.
 #pragma once
 
+#include "zerograd/check.hpp"
 #include "zerograd/expr.hpp"
+#include "zerograd/forward.hpp"
 #include "zerograd/tape.hpp"

@@ -14,6 +14,9 @@
 #ifdef ZG_TAPE_TAPE_HPP
 #error "a core/ header included tape mode"
 #endif
+#ifdef ZG_FWD_DUAL_HPP
+#error "a core/ header included forward mode"
+#endif
 
 #include <doctest/doctest.h>
 

@@ -30,10 +30,16 @@ constexpr auto call_on_leaves(F& f, const std::array<T, sizeof...(I)>& values,
 template <class R>
 inline constexpr bool scalar_result = Expression<R> || std::is_arithmetic_v<R>;
 
+/// A value and the adjoints of N scalar leaves, of any scalar type T (a dual for Hessians).
+template <class T, std::size_t N>
+struct scalar_sweep {
+    T value;
+    std::array<T, N> grad;
+};
+
 /// f's value at `values` and the adjoints of its N scalar leaves, for any scalar type T.
 template <class T, std::size_t N, class F>
-constexpr value_and_grad_result<std::array<T, N>> sweep_scalars(const char* call, F& f,
-                                                                const std::array<T, N>& values) {
+constexpr scalar_sweep<T, N> sweep_scalars(const char* call, F& f, const std::array<T, N>& values) {
     const auto y = call_on_leaves(f, values, std::make_index_sequence<N>{});
     using result = std::remove_cvref_t<decltype(y)>;
     static_assert(scalar_result<result>,
@@ -146,10 +152,12 @@ constexpr auto value_and_grad(F&& f, const Args&... args) {
                   "std::vector or std::span of doubles");
     if constexpr (zg::detail::spread_array<Args...>) {
         const auto& values = std::get<0>(std::tie(args...));
-        return detail::sweep_scalars("zg::value_and_grad", f, values);
+        const auto [value, gradient] = detail::sweep_scalars("zg::value_and_grad", f, values);
+        return value_and_grad_result<gradient_t<Args...>>{value, gradient};
     } else if constexpr ((zg::detail::scalar_argument<Args> && ...)) {
         const std::array<double, sizeof...(Args)> values{static_cast<double>(args)...};
-        return detail::sweep_scalars("zg::value_and_grad", f, values);
+        const auto [value, gradient] = detail::sweep_scalars("zg::value_and_grad", f, values);
+        return value_and_grad_result<gradient_t<Args...>>{value, gradient};
     } else {
         return detail::sweep_mixed(f, args...);
     }

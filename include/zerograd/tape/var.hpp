@@ -9,6 +9,7 @@
 #include "zerograd/tape/tape.hpp"
 
 #include <compare>
+#include <concepts> // std::integral
 #include <cstdint>
 #include <ostream>
 #include <string> // messages of errors
@@ -186,10 +187,12 @@ ZG_UNARY_FUNCTIONS(ZG_TAPE_UNARY_FUNCTION)
 ZG_BINARY_FUNCTIONS(ZG_TAPE_BINARY_FUNCTION)
 #undef ZG_TAPE_BINARY_FUNCTION
 
-/// x^n for an integer n: exact, and the exponent is not a variable.
-template <class T>
-basic_var<T> pow(const basic_var<T>& x, int n) {
-    return record(pown_op{n}, x);
+/// x^n for an integer n: exact, and the exponent is not a variable. A template on the integer
+/// type, so that `pow(x, 0.5)` on a basic_var<zg::dual> takes the overload above (converting 0.5
+/// to the dual) instead of this one (converting 0.5 to int, a standard conversion).
+template <class T, std::integral I>
+basic_var<T> pow(const basic_var<T>& x, I n) {
+    return record(pown_op{static_cast<int>(n)}, x);
 }
 
 // ---- Comparisons look at data, so branches and loops work -------------------------------------

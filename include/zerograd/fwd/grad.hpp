@@ -1,0 +1,164 @@
+// zerograd/fwd/grad.hpp: zg::derivative, zg::fwd::grad and zg::fwd::value_and_grad, the
+// forward-mode twins of zg::grad: one evaluation of f on duals per scalar input.
+#pragma once
+
+#include "zerograd/core/arguments.hpp"
+#include "zerograd/fwd/dual.hpp"
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace zg {
+
+/// f'(x) for f: R -> R, by one evaluation of f on a dual seeded with derivative 1.
+/// f is called with a zg::dual and returns a zg::dual (or a plain number: derivative 0).
+/// For higher derivatives nest the type, not the call: seed a `zg::dual_t<zg::dual>` as
+/// {{x, 1}, {1, 0}} and read `.deriv.deriv` (nesting derivative() calls on closures that capture
+/// the outer variable would confuse the two perturbations).
+///
+///     double d = zg::derivative([](auto x) { return x * sin(x); }, 2.0);   // sin 2 + 2 cos 2
+template <class F>
+double derivative(F&& f, double x) {
+    const auto y = std::invoke(f, dual(x, 1.0));
+    using result = std::remove_cvref_t<decltype(y)>;
+    static_assert(std::is_same_v<result, dual> || std::is_arithmetic_v<result>,
+                  "zg::derivative: f must return one scalar (a zg::dual); use zg::jacobian for "
+                  "functions with several outputs");
+    if constexpr (std::is_same_v<result, dual>)
+        return y.deriv;
+    else
+        return 0.0;
+}
+
+} // namespace zg
+
+namespace zg::fwd {
+
+namespace detail {
+
+/// One argument's leaves: a dual for a number, a vector of duals for a range of doubles. All
+/// derivatives start at zero; each sweep seeds one.
+template <class A>
+auto make_leaves(const A& argument) {
+    if constexpr (zg::detail::scalar_argument<A>) {
+        return dual(static_cast<double>(argument));
+    } else {
+        std::vector<dual> leaves;
+        leaves.reserve(std::ranges::size(argument));
+        for (double x : argument)
+            leaves.emplace_back(x);
+        return leaves;
+    }
+}
+
+/// What f receives for those leaves: the dual itself, or a span over the vector.
+inline const dual& as_argument(const dual& leaf) { return leaf; }
+inline std::span<const dual> as_argument(const std::vector<dual>& leaves) { return leaves; }
+
+template <class F, class Leaves>
+auto call(F& f, const Leaves& leaves) {
+    return std::apply([&](const auto&... each) { return std::invoke(f, as_argument(each)...); },
+                      leaves);
+}
+
+/// The derivative part of f's result (0 for a plain number), and its value.
+template <class R>
+double deriv_of(const R& y) {
+    if constexpr (std::is_same_v<R, dual>)
+        return y.deriv;
+    else
+        return 0.0;
+}
+template <class R>
+double value_of(const R& y) {
+    if constexpr (std::is_same_v<R, dual>)
+        return y.value;
+    else
+        return static_cast<double>(y);
+}
+
+template <class R>
+inline constexpr bool scalar_result = std::is_same_v<R, dual> || std::is_arithmetic_v<R>;
+
+/// One forward sweep per scalar leaf: seed it with 1, evaluate f, read the derivative into the
+/// matching place of the gradient, unseed. Returns f's value (from any sweep: all agree).
+template <class F, class Leaves, class Gradient>
+double sweep_each_leaf(F& f, Leaves& leaves, Gradient& gradient) {
+    double value = 0;
+    bool evaluated = false;
+    const auto sweep = [&](dual& leaf, double& slot) {
+        leaf.deriv = 1;
+        const auto y = call(f, leaves);
+        leaf.deriv = 0;
+        slot = deriv_of(y);
+        value = value_of(y);
+        evaluated = true;
+    };
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        const auto each = [&](auto& leaf, auto& slot) {
+            if constexpr (std::is_same_v<std::remove_cvref_t<decltype(leaf)>, dual>) {
+                sweep(leaf, slot);
+            } else {
+                slot.assign(leaf.size(), 0.0);
+                for (std::size_t k = 0; k < leaf.size(); ++k)
+                    sweep(leaf[k], slot[k]);
+            }
+        };
+        (each(std::get<I>(leaves), std::get<I>(gradient)), ...);
+    }
+    (std::make_index_sequence<std::tuple_size_v<Leaves>>{});
+    if (!evaluated) value = value_of(call(f, leaves)); // only empty vectors: no sweep ran
+    return value;
+}
+
+} // namespace detail
+
+/// The value of f at the arguments and its gradient, by one evaluation of f on duals per scalar
+/// input (a vector of n doubles costs n evaluations): cheap for few inputs, where reverse mode
+/// (zg::tape::value_and_grad) wins for many. Arguments and results as zg::value_and_grad:
+/// numbers give std::array<double, N> (a single std::array<double, N> is spread into N leaves);
+/// any range of doubles, passed to f as std::span<const zg::dual>, makes the gradient a
+/// std::tuple. Nothing is allocated for numbers and arrays.
+///
+///     auto [v, g] = zg::fwd::value_and_grad([](auto x, auto y) { return x * y; }, 2.0, 3.0);
+///     // v == 6, g == {3, 2}
+template <class F, class... Args>
+auto value_and_grad(F&& f, const Args&... args) {
+    static_assert(sizeof...(Args) > 0, "zg::fwd::value_and_grad: give f at least one argument");
+    static_assert((zg::detail::gradient_argument<Args> && ...),
+                  "zg::fwd::value_and_grad: every argument must be a number, or a std::array, "
+                  "std::vector or std::span of doubles");
+    using gradient = gradient_t<Args...>;
+    auto leaves = [&] {
+        if constexpr (zg::detail::spread_array<Args...>) {
+            const auto& values = std::get<0>(std::tie(args...));
+            return [&]<std::size_t... I>(std::index_sequence<I...>) {
+                return std::tuple{detail::make_leaves(values[I])...};
+            }
+            (std::make_index_sequence<std::tuple_size_v<gradient>>{});
+        } else {
+            return std::tuple{detail::make_leaves(args)...};
+        }
+    }();
+    using result = std::remove_cvref_t<decltype(detail::call(f, leaves))>;
+    static_assert(detail::scalar_result<result>,
+                  "zg::fwd::value_and_grad: f must return one scalar (a zg::dual); use "
+                  "zg::jacobian for functions with several outputs");
+    value_and_grad_result<gradient> out{0.0, gradient{}};
+    out.value = detail::sweep_each_leaf(f, leaves, out.grad);
+    return out;
+}
+
+/// The gradient of f at the arguments; see value_and_grad.
+template <class F, class... Args>
+auto grad(F&& f, const Args&... args) {
+    return fwd::value_and_grad(std::forward<F>(f), args...).grad;
+}
+
+} // namespace zg::fwd

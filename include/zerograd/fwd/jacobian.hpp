@@ -1,0 +1,136 @@
+// zerograd/fwd/jacobian.hpp: Jacobians of f: R^n -> R^m. zg::fwd::jacobian sweeps forward once
+// per input; zg::jacobian picks forward or reverse sweeps, whichever needs fewer.
+#pragma once
+
+#include "zerograd/core/error.hpp"
+#include "zerograd/fwd/dual.hpp"
+#include "zerograd/tape/jacobian.hpp" // the reverse sweeps zg::jacobian may choose
+#include "zerograd/tape/var.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <ranges>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace zg::fwd {
+
+namespace detail {
+
+using jacobian_type = std::vector<std::vector<double>>;
+
+template <class F>
+auto outputs(F& f, const std::vector<dual>& leaves) {
+    auto y = std::invoke(f, std::span<const dual>(leaves));
+    using range = std::remove_cvref_t<decltype(y)>;
+    static_assert(std::ranges::sized_range<range> &&
+                      std::is_same_v<std::remove_cvref_t<std::ranges::range_value_t<range>>, dual>,
+                  "zg::jacobian: f must return a std::vector<zg::dual> (the scalar it is given); "
+                  "use zg::fwd::grad for a function with one output");
+    return y;
+}
+
+/// Column j by one forward sweep: seeds x_j, evaluates f, writes dy_i/dx_j into j's column.
+/// The first sweep (j == 0) sizes the result, which is how the number of outputs is learned.
+template <class F>
+void sweep_column(F& f, std::vector<dual>& leaves, std::size_t j, jacobian_type& result) {
+    leaves[j].deriv = 1;
+    const auto y = outputs(f, leaves);
+    leaves[j].deriv = 0;
+    const std::size_t m = std::ranges::size(y);
+    if (j == 0)
+        result.assign(m, std::vector<double>(leaves.size(), 0.0));
+    else if (m != result.size())
+        throw error("zg::jacobian: f returned " + std::to_string(result.size()) +
+                    " outputs in one evaluation and " + std::to_string(m) + " in another");
+    std::size_t i = 0;
+    for (const dual& yi : y)
+        result[i++][j] = yi.deriv;
+}
+
+/// Leaves for x with zero derivatives, and the Jacobian's first column (or, with no inputs, its
+/// m empty rows): the first evaluation of f, which tells m.
+template <class F>
+jacobian_type first_column(F& f, std::vector<dual>& leaves) {
+    jacobian_type result;
+    if (leaves.empty())
+        result.resize(std::ranges::size(outputs(f, leaves)));
+    else
+        sweep_column(f, leaves, 0, result);
+    return result;
+}
+
+} // namespace detail
+
+/// The Jacobian of f at x, row-major (m rows of n), by forward mode: one evaluation of f on
+/// zg::dual leaves per input, each giving a column, so the cost is n evaluations whatever m is.
+/// f takes `std::span<const zg::dual>` and returns a std::vector<zg::dual> (any sized range of
+/// them). Nothing is recorded.
+///
+///     auto J = zg::fwd::jacobian(
+///         [](auto x) { return std::vector{x[0] * x[1], sin(x[0])}; }, std::vector{2.0, 3.0});
+///     // J == {{3, 2}, {cos 2, 0}}
+template <class F>
+std::vector<std::vector<double>> jacobian(F&& f, std::span<const double> x) {
+    std::vector<dual> leaves(x.begin(), x.end());
+    auto result = detail::first_column(f, leaves);
+    for (std::size_t j = 1; j < leaves.size(); ++j)
+        detail::sweep_column(f, leaves, j, result);
+    return result;
+}
+
+/// The same for a std::vector<double> (or a braced list) of inputs.
+template <class F>
+std::vector<std::vector<double>> jacobian(F&& f, const std::vector<double>& x) {
+    return fwd::jacobian(std::forward<F>(f), std::span<const double>(x));
+}
+
+} // namespace zg::fwd
+
+namespace zg {
+
+/// The Jacobian of f: R^n -> R^m at x, row-major (m rows of n), by whichever direction needs
+/// fewer sweeps: forward (zg::fwd::jacobian, n evaluations on duals, one column each) when
+/// n <= m, else reverse (zg::tape::jacobian, one recording and m sweeps, one row each). f is a
+/// generic lambda taking `std::span<const T>` and returning `std::vector<T>`, called with
+/// T = zg::dual and, if reverse is chosen, with T = zg::var; a lambda that accepts only one of
+/// them gets that direction.
+///
+/// m is learned from the first forward evaluation, which is also the first column: choosing
+/// forward costs nothing extra, choosing reverse costs that one evaluation. Ties (n == m) go
+/// forward: a forward sweep records nothing.
+///
+///     auto J = zg::jacobian([](auto x) { return std::vector{x[0] * x[1], sin(x[0])}; },
+///                           std::vector{2.0, 3.0});   // n = m = 2: forward
+///     // J == {{3, 2}, {cos 2, 0}}
+template <class F>
+std::vector<std::vector<double>> jacobian(F&& f, std::span<const double> x) {
+    constexpr bool forward = std::is_invocable_v<F&, std::span<const dual>>;
+    constexpr bool reverse = std::is_invocable_v<F&, std::span<const var>>;
+    static_assert(forward || reverse,
+                  "zg::jacobian: f must take std::span<const T> with T zg::dual (forward) or "
+                  "zg::var (reverse), best both: a generic lambda");
+    if constexpr (!reverse) {
+        return fwd::jacobian(f, x);
+    } else if constexpr (!forward) {
+        return tape::jacobian(f, x);
+    } else {
+        std::vector<dual> leaves(x.begin(), x.end());
+        auto result = fwd::detail::first_column(f, leaves);
+        if (x.size() > result.size()) return tape::jacobian(f, x); // n > m: m reverse sweeps
+        for (std::size_t j = 1; j < leaves.size(); ++j)
+            fwd::detail::sweep_column(f, leaves, j, result);
+        return result;
+    }
+}
+
+/// The same for a std::vector<double> (or a braced list) of inputs.
+template <class F>
+std::vector<std::vector<double>> jacobian(F&& f, const std::vector<double>& x) {
+    return zg::jacobian(std::forward<F>(f), std::span<const double>(x));
+}
+
+} // namespace zg
