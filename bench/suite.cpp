@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <numbers>
 #include <span>
 #include <string>
@@ -30,14 +31,18 @@ struct bench_case {
     std::function<double(std::span<const double>)> plain;
     gradient_function hand, expr, tape;
     double (*point)(std::size_t i); // the i-th coordinate of the evaluation point
+    // For cases with parameters besides the n-vector: the whole evaluation point for size n.
+    std::vector<double> (*whole_point)(std::size_t n) = nullptr;
 };
 
 std::vector<double> make_point(const bench_case& c, std::size_t n) {
+    if (c.whole_point != nullptr) return c.whole_point(n);
     std::vector<double> x(n);
     for (std::size_t i = 0; i < n; ++i) x[i] = c.point(i);
     return x;
 }
 
+double square(double x) { return x * x; }
 double in_unit(std::size_t i) { return 0.9 * std::sin(0.37 * double(i) + 0.1); }
 double near_one(std::size_t i) { return 1.0 + 0.05 * std::sin(0.37 * double(i)); }
 
@@ -50,6 +55,236 @@ double unpack(Result&& result, std::vector<double>& out) {
 
 constexpr double normal_mu = -0.56, normal_sigma = 1.37;
 const double normal_constant = -std::log(normal_sigma) - 0.5 * std::log(2 * std::numbers::pi);
+
+// ---- Linear regression: y ~ Normal(X w + b, sigma), X of 1000 rows and n columns, standard
+// normal priors on w and b, uniform(0.1, 10) on sigma (a constant). The point is (w, b, sigma).
+
+constexpr std::size_t regression_rows = 1000;
+
+struct regression_data {
+    std::vector<double> X, y; // X row-major
+};
+
+/// The data for n columns, made once per n and kept.
+const regression_data& regression_data_for(std::size_t n) {
+    static std::map<std::size_t, regression_data> made;
+    auto [it, fresh] = made.try_emplace(n);
+    if (fresh) {
+        it->second.X.resize(regression_rows * n);
+        it->second.y.resize(regression_rows);
+        for (std::size_t i = 0; i < it->second.X.size(); ++i)
+            it->second.X[i] = std::sin(1.7 * double(i) + 0.3);
+        for (std::size_t r = 0; r < regression_rows; ++r)
+            it->second.y[r] = std::cos(0.9 * double(r));
+    }
+    return it->second;
+}
+
+std::vector<double> regression_point(std::size_t n) {
+    std::vector<double> x(n + 2);
+    for (std::size_t j = 0; j < n; ++j) x[j] = 0.1 * in_unit(j) / std::sqrt(double(n));
+    x[n] = 0.2;     // b
+    x[n + 1] = 1.3; // sigma
+    return x;
+}
+
+/// The log density as a generic lambda of (w, b, sigma): expression mode and tape mode run it.
+auto regression_density(const regression_data& data, std::size_t n) {
+    return [&data, n](auto w, auto b, auto sigma) {
+        const auto likelihood = zg::sum(data.y, [&](auto yr, std::size_t r) {
+            const auto row = std::span<const double>(data.X).subspan(r * n, n);
+            return -0.5 * square((yr - zg::dot(row, w) - b) / sigma);
+        });
+        return likelihood - double(regression_rows) * log(sigma) - 0.5 * zg::dot(w, w) -
+               0.5 * b * b;
+    };
+}
+
+/// Packs (value, (dw, db, dsigma)) into one gradient vector.
+template <class Result>
+double unpack_regression(Result&& result, std::vector<double>& out) {
+    auto& [dw, db, dsigma] = result.grad;
+    out = std::move(dw);
+    out.push_back(db);
+    out.push_back(dsigma);
+    return result.value;
+}
+
+bench_case regression_case() {
+    return {"regression", {1, 16, 256, 4096, 16384},
+            [](std::span<const double> x) {
+                const std::size_t n = x.size() - 2;
+                const auto& data = regression_data_for(n);
+                const double b = x[n], sigma = x[n + 1];
+                double total = 0;
+                for (std::size_t r = 0; r < regression_rows; ++r) {
+                    double mean = b;
+                    for (std::size_t j = 0; j < n; ++j) mean += data.X[r * n + j] * x[j];
+                    const double z = (data.y[r] - mean) / sigma;
+                    total += -0.5 * z * z;
+                }
+                double prior = 0;
+                for (std::size_t j = 0; j < n; ++j) prior += x[j] * x[j];
+                return total - double(regression_rows) * std::log(sigma) - 0.5 * prior -
+                       0.5 * b * b;
+            },
+            [](std::span<const double> x, std::vector<double>& g) {
+                const std::size_t n = x.size() - 2;
+                const auto& data = regression_data_for(n);
+                const double b = x[n], sigma = x[n + 1];
+                double total = 0, db = -b, dsigma = -double(regression_rows) / sigma;
+                for (std::size_t j = 0; j < n; ++j) g[j] = -x[j];
+                for (std::size_t r = 0; r < regression_rows; ++r) {
+                    const double* row = data.X.data() + r * n;
+                    double mean = b;
+                    for (std::size_t j = 0; j < n; ++j) mean += row[j] * x[j];
+                    const double z = (data.y[r] - mean) / sigma;
+                    total += -0.5 * z * z;
+                    const double dmean = z / sigma;
+                    for (std::size_t j = 0; j < n; ++j) g[j] += dmean * row[j];
+                    db += dmean;
+                    dsigma += z * z / sigma;
+                }
+                double prior = 0;
+                for (std::size_t j = 0; j < n; ++j) prior += x[j] * x[j];
+                g[n] = db;
+                g[n + 1] = dsigma;
+                return total - double(regression_rows) * std::log(sigma) - 0.5 * prior -
+                       0.5 * b * b;
+            },
+            [](std::span<const double> x, std::vector<double>& g) {
+                const std::size_t n = x.size() - 2;
+                const auto f = regression_density(regression_data_for(n), n);
+                return unpack_regression(zg::value_and_grad(f, x.first(n), x[n], x[n + 1]), g);
+            },
+            [](std::span<const double> x, std::vector<double>& g) {
+                const std::size_t n = x.size() - 2;
+                const auto f = regression_density(regression_data_for(n), n);
+                return unpack_regression(zg::tape::value_and_grad(f, x.first(n), x[n], x[n + 1]),
+                                         g);
+            },
+            nullptr, regression_point};
+}
+
+// ---- Stochastic volatility (Stan's model): h = sigma * h_std, h_0 /= sqrt(1 - phi^2), h += mu,
+// h_t += phi (h_{t-1} - mu), y ~ Normal(0, exp(h / 2)); priors h_std ~ Normal(0, 1),
+// sigma ~ Cauchy(0, 5), mu ~ Cauchy(0, 10), phi ~ uniform(-1, 1). The point is (mu, phi, sigma,
+// h_std).
+
+const double log_two_pi = std::log(2 * std::numbers::pi);
+
+/// y_t^2 for n observations, made once per n and kept.
+const std::vector<double>& volatility_data_for(std::size_t n) {
+    static std::map<std::size_t, std::vector<double>> made;
+    auto [it, fresh] = made.try_emplace(n);
+    if (fresh)
+        for (std::size_t t = 0; t < n; ++t)
+            it->second.push_back(square(0.8 * std::sin(0.61 * double(t) + 0.2)));
+    return it->second;
+}
+
+std::vector<double> volatility_point(std::size_t n) {
+    std::vector<double> x{-0.4, 0.85, 0.6};
+    for (std::size_t t = 0; t < n; ++t) x.push_back(in_unit(t));
+    return x;
+}
+
+bench_case stochastic_volatility_case() {
+    return {"stochastic_volatility", {1, 16, 256, 4096, 16384},
+            [](std::span<const double> x) {
+                const std::size_t n = x.size() - 3;
+                const auto& y2 = volatility_data_for(n);
+                const double mu = x[0], phi = x[1], sigma = x[2];
+                const auto z = x.subspan(3);
+                double total = -std::log1p(square(sigma / 5)) - std::log1p(square(mu / 10)) -
+                               double(n) * log_two_pi;
+                double d = sigma * z[0] / std::sqrt(1 - phi * phi);
+                for (std::size_t t = 0; t < n; ++t) {
+                    if (t > 0) d = sigma * z[t] + phi * d;
+                    const double h = d + mu;
+                    total += -0.5 * (h + y2[t] * std::exp(-h)) - 0.5 * z[t] * z[t];
+                }
+                return total;
+            },
+            [](std::span<const double> x, std::vector<double>& g) {
+                const std::size_t n = x.size() - 3;
+                const auto& y2 = volatility_data_for(n);
+                const double mu = x[0], phi = x[1], sigma = x[2];
+                const auto z = x.subspan(3);
+                const double s = std::sqrt(1 - phi * phi);
+                // Forward: keep each state; backward: one pass carrying d's adjoint.
+                static thread_local std::vector<double> d;
+                d.resize(n);
+                double total = -std::log1p(square(sigma / 5)) - std::log1p(square(mu / 10)) -
+                               double(n) * log_two_pi;
+                for (std::size_t t = 0; t < n; ++t) {
+                    d[t] = t == 0 ? sigma * z[0] / s : sigma * z[t] + phi * d[t - 1];
+                    const double h = d[t] + mu;
+                    total += -0.5 * (h + y2[t] * std::exp(-h)) - 0.5 * z[t] * z[t];
+                }
+                double dmu = -(mu / 50) / (1 + square(mu / 10));
+                double dsigma = -(2 * sigma / 25) / (1 + square(sigma / 5)), dphi = 0, a = 0;
+                for (std::size_t t = n; t-- > 0;) {
+                    const double dh = -0.5 + 0.5 * y2[t] * std::exp(-(d[t] + mu));
+                    dmu += dh;
+                    a = dh + phi * a;
+                    if (t > 0) {
+                        dphi += a * d[t - 1];
+                        dsigma += a * z[t];
+                        g[3 + t] = a * sigma - z[t];
+                    } else {
+                        dphi += a * d[0] * phi / (s * s);
+                        dsigma += a * z[0] / s;
+                        g[3] = a * sigma / s - z[0];
+                    }
+                }
+                g[0] = dmu;
+                g[1] = dphi;
+                g[2] = dsigma;
+                return total;
+            },
+            [](std::span<const double> x, std::vector<double>& g) {
+                const std::size_t n = x.size() - 3;
+                const auto& y2 = volatility_data_for(n);
+                const auto f = [&y2](auto mu, auto phi, auto sigma, auto h_std) {
+                    const double count = static_cast<double>(zg::size(h_std));
+                    auto d = zg::scan(
+                        sigma * h_std, [&](auto d0) { return d0 / sqrt(1 - square(phi)); },
+                        [&](auto previous, auto dt) { return dt + phi * previous; });
+                    auto h = d + mu;
+                    return -0.5 * zg::sum(h + y2 * exp(-h)) - 0.5 * zg::dot(h_std, h_std) -
+                           log1p(square(sigma / 5)) - log1p(square(mu / 10)) -
+                           count * log_two_pi;
+                };
+                auto result = zg::value_and_grad(f, x[0], x[1], x[2], x.subspan(3));
+                auto& [dmu, dphi, dsigma, dz] = result.grad;
+                g.assign({dmu, dphi, dsigma});
+                g.insert(g.end(), dz.begin(), dz.end());
+                return result.value;
+            },
+            [](std::span<const double> x, std::vector<double>& g) {
+                const std::size_t n = x.size() - 3;
+                const auto& y2 = volatility_data_for(n);
+                const auto f = [&y2](zg::var mu, zg::var phi, zg::var sigma,
+                                     std::span<const zg::var> z) {
+                    zg::var total = -log1p(square(sigma / 5)) - log1p(square(mu / 10)) -
+                                    double(z.size()) * log_two_pi;
+                    zg::var d = sigma * z[0] / sqrt(1 - square(phi));
+                    for (std::size_t t = 0; t < z.size(); ++t) {
+                        if (t > 0) d = sigma * z[t] + phi * d;
+                        const zg::var h = d + mu;
+                        total += -0.5 * (h + y2[t] * exp(-h)) - 0.5 * square(z[t]);
+                    }
+                    return total;
+                };
+                auto result = zg::tape::value_and_grad(f, x[0], x[1], x[2], x.subspan(3));
+                auto& [dmu, dphi, dsigma, dz] = result.grad;
+                g.assign({dmu, dphi, dsigma});
+                g.insert(g.end(), dz.begin(), dz.end());
+                return result.value;
+            },
+            nullptr, volatility_point};
+}
 
 std::vector<bench_case> make_cases() {
     const std::vector<std::size_t> sizes{1, 16, 256, 4096, 16384};
@@ -207,6 +442,8 @@ std::vector<bench_case> make_cases() {
                            g);
          },
          in_unit});
+    cases.push_back(regression_case());
+    cases.push_back(stochastic_volatility_case());
     return cases;
 }
 
@@ -269,8 +506,8 @@ void register_sizes(const bench_case& c) {
         const double hand_value = c.hand(x, hand);
         check_against_hand(c.name, "expr", n, c.expr(x, other), other, hand_value, hand);
         check_against_hand(c.name, "tape", n, c.tape(x, other), other, hand_value, hand);
-        const std::string prefix = "suite/" + c.name + "/";
-        const std::string suffix = "/" + std::to_string(n);
+        const std::string prefix = std::string("suite/").append(c.name).append("/");
+        const std::string suffix = std::string("/").append(std::to_string(n));
         benchmark::RegisterBenchmark((prefix + "double" + suffix).c_str(),
                                      [&c, x](benchmark::State& state) {
                                          for (auto _ : state) benchmark::DoNotOptimize(c.plain(x));

@@ -7,5 +7,6 @@
 #include "zerograd/expr/hessian.hpp"
 #include "zerograd/expr/operations.hpp"
 #include "zerograd/expr/print.hpp"
+#include "zerograd/expr/scan.hpp"
 #include "zerograd/expr/sweep.hpp"
 #include "zerograd/expr/vector.hpp"

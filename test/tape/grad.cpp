@@ -57,8 +57,8 @@ TEST_CASE("nothing recorded by f stays on the tape") {
     zg::var parameter = 1.0;
     const auto before = zg::tape::this_thread_tape().size();
     const auto g =
-        zg::tape::grad([&](auto x) { return x * parameter + exp(x); }, 0.0); // captures a var
-    CHECK(g[0] == 2.0);
+        zg::tape::grad([&](auto x) { return x * parameter + exp(x); }, 0.5); // captures a var
+    CHECK(g[0] == doctest::Approx(1.0 + std::exp(0.5)).epsilon(1e-15));
     CHECK(zg::tape::this_thread_tape().size() == before);
     CHECK(parameter.grad() == 0.0); // the sweep stops at f's own leaves
 }

@@ -29,10 +29,19 @@ concept scalar_range = std::ranges::sized_range<const R&> && requires(const elem
     { x * x } -> std::convertible_to<element_t<R>>;
 };
 
+/// fn of an element, or of an element and its index k.
+template <class Fn, class X>
+decltype(auto) call_map(Fn& fn, const X& x, std::size_t k) {
+    if constexpr (std::is_invocable_v<Fn&, const X&, std::size_t>)
+        return std::invoke(fn, x, k);
+    else
+        return std::invoke(fn, x);
+}
+
 /// fn's value at a range element, when summing those values stays in one type.
 template <class Fn, class R>
 concept closed_map = scalar_range<R> && requires(Fn& fn, const element_t<R>& x) {
-    { std::invoke(fn, x) + std::invoke(fn, x) } -> std::same_as<std::invoke_result_t<Fn&, const element_t<R>&>>;
+    { call_map(fn, x, 0) + call_map(fn, x, 0) } -> std::same_as<std::remove_cvref_t<decltype(call_map(fn, x, 0))>>;
 };
 
 /// The plain number inside a scalar of any mode, for choosing a shift.
@@ -72,15 +81,17 @@ auto sum(const R& range) {
     return total;
 }
 
-/// sum_k fn(x_k) for a generic lambda fn of one element.
+/// sum_k fn(x_k) for a generic lambda fn of one element (or of the element and its index k).
 template <class R, class Fn>
     requires detail::closed_map<Fn, R>
 auto sum(const R& range, Fn fn) {
-    using T = std::invoke_result_t<Fn&, const detail::element_t<R>&>;
+    using T = std::remove_cvref_t<decltype(detail::call_map(fn, *std::ranges::begin(range), 0))>;
     auto it = std::ranges::begin(range);
     if (it == std::ranges::end(range)) return T(0.0);
-    T total = std::invoke(fn, *it);
-    for (++it; it != std::ranges::end(range); ++it) total = total + std::invoke(fn, *it);
+    T total = detail::call_map(fn, *it, 0);
+    std::size_t k = 1;
+    for (++it; it != std::ranges::end(range); ++it, ++k)
+        total = total + detail::call_map(fn, *it, k);
     return total;
 }
 

@@ -37,9 +37,9 @@ struct scalar_sweep {
     std::array<T, N> grad;
 };
 
-/// f's value at `values` and the adjoints of its N scalar leaves, for any scalar type T.
 template <class T, std::size_t N, class F>
-constexpr scalar_sweep<T, N> sweep_scalars(const char* call, F& f, const std::array<T, N>& values) {
+constexpr scalar_sweep<T, N> sweep_scalars_in_scope(const char* call, F& f,
+                                                    const std::array<T, N>& values) {
     const auto y = call_on_leaves(f, values, std::make_index_sequence<N>{});
     using result = std::remove_cvref_t<decltype(y)>;
     static_assert(scalar_result<result>,
@@ -90,6 +90,25 @@ private:
     std::size_t saved_block_, saved_used_;
     const std::size_t* saved_lengths_;
 };
+
+/// sweep_scalars for a tree holding a zg::scan over a captured range: its states need the call's
+/// scratch arena, which functions of numbers alone otherwise do without.
+template <class T, std::size_t N, class F>
+scalar_sweep<T, N> sweep_scalars_with_scratch(const char* call, F& f,
+                                              const std::array<T, N>& values) {
+    const call_scope<1> scope(0.0);
+    return sweep_scalars_in_scope(call, f, values);
+}
+
+/// f's value at `values` and the adjoints of its N scalar leaves, for any scalar type T.
+template <class T, std::size_t N, class F>
+constexpr scalar_sweep<T, N> sweep_scalars(const char* call, F& f, const std::array<T, N>& values) {
+    using built = decltype(call_on_leaves(f, values, std::make_index_sequence<N>{}));
+    if constexpr (needs_scratch<std::remove_cvref_t<built>>())
+        return sweep_scalars_with_scratch(call, f, values);
+    else
+        return sweep_scalars_in_scope(call, f, values);
+}
 
 /// Argument I as a leaf: a scalar leaf for a number, a vector leaf for a range.
 template <std::size_t I, class A>

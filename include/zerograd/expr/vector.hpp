@@ -334,6 +334,37 @@ template <class V>
 struct leaves_of<prod_expr<V>> : leaves_of<V> {};
 template <class V>
 struct leaves_of<log_sum_exp_expr<V>> : leaves_of<V> {};
+
+/// Whether a vector tree holds a node whose uses gather adjoints per element (zg::scan): such a
+/// node must be swept after all its uses, which sum(v, fn)'s sweep-as-you-build cannot do.
+template <class Node>
+struct gathers_per_element : std::false_type {};
+template <class Op, class V>
+struct gathers_per_element<vector_unary_expr<Op, V>> : gathers_per_element<V> {};
+template <class Op, class L, class R>
+struct gathers_per_element<vector_binary_expr<Op, L, R>>
+    : std::bool_constant<gathers_per_element<L>::value || gathers_per_element<R>::value> {};
+
+/// Whether building the tree takes the call's scratch arena (it holds a zg::scan), so that
+/// zg::grad must provide one even when every argument is a number.
+template <class Node>
+constexpr bool needs_scratch() {
+    if constexpr (gathers_per_element<Node>::value)
+        return true;
+    else if constexpr (requires { Node::tree; Node::bindings; })
+        return needs_scratch<decltype(Node::tree)>() ||
+               []<class... B>(boost::hana::tuple<B...>*) {
+                   return (needs_scratch<decltype(B::tree)>() || ... || false);
+               }(static_cast<decltype(Node::bindings)*>(nullptr));
+    else if constexpr (requires { Node::l; Node::r; })
+        return needs_scratch<decltype(Node::l)>() || needs_scratch<decltype(Node::r)>();
+    else if constexpr (requires { Node::a; })
+        return needs_scratch<decltype(Node::a)>();
+    else if constexpr (requires { Node::v; })
+        return needs_scratch<decltype(Node::v)>();
+    else
+        return false;
+}
 template <class Tree, class... B>
 struct leaves_of<expression<Tree, boost::hana::tuple<B...>>> {
     static constexpr leaf_set value =
@@ -520,6 +551,32 @@ constexpr auto reduce(const A& a) {
 
 } // namespace detail
 
+// Elementwise operations between a vector expression and a range of doubles (a constant
+// vector, such as data the lambda captured). The node keeps a span of the range, so the range
+// must outlive the zg::grad call: a temporary is refused at compile time.
+#define ZG_EXPR_RANGE_BINARY(name, fn)                                                             \
+    template <detail::vector_expression L, detail::double_range R>                                 \
+    constexpr auto name(const L& l, R&& r) {                                                       \
+        static_assert(std::is_lvalue_reference_v<R> || std::ranges::borrowed_range<R>,            \
+                      "zg::expr: a range of doubles in an elementwise operation must outlive "     \
+                      "the zg::grad call; name it outside the lambda instead of a temporary");     \
+        return apply(fn##_op{}, l, detail::as_vector(r));                                          \
+    }                                                                                              \
+    template <detail::double_range L, detail::vector_expression R>                                 \
+    constexpr auto name(L&& l, const R& r) {                                                       \
+        static_assert(std::is_lvalue_reference_v<L> || std::ranges::borrowed_range<L>,            \
+                      "zg::expr: a range of doubles in an elementwise operation must outlive "     \
+                      "the zg::grad call; name it outside the lambda instead of a temporary");     \
+        return apply(fn##_op{}, detail::as_vector(l), r);                                          \
+    }
+#define ZG_EXPR_RANGE_OPERATOR(fn, symbol) ZG_EXPR_RANGE_BINARY(operator symbol, fn)
+#define ZG_EXPR_RANGE_FUNCTION(fn) ZG_EXPR_RANGE_BINARY(fn, fn)
+ZG_BINARY_OPERATORS(ZG_EXPR_RANGE_OPERATOR)
+ZG_BINARY_FUNCTIONS(ZG_EXPR_RANGE_FUNCTION)
+#undef ZG_EXPR_RANGE_FUNCTION
+#undef ZG_EXPR_RANGE_OPERATOR
+#undef ZG_EXPR_RANGE_BINARY
+
 /// The sum of a vector's elements: `zg::sum(v)`, `zg::sum(2.0 * v + w)`.
 template <detail::vector_expression V>
 constexpr auto sum(const V& v) {
@@ -540,6 +597,9 @@ auto sum(const V& v, Fn fn) {
     using result = decltype(probe::call(fn, probe::argument_for(vector.tree.element(0, nullptr)), 0));
     static_assert(Expression<result>,
                   "zg::sum(v, fn): fn must return a scalar expression of the element");
+    static_assert(!detail::gathers_per_element<tree>::value,
+                  "zg::sum(v, fn): v holds a zg::scan, whose states cannot be mapped by fn; "
+                  "write the terms with elementwise operations, zg::sum(g(states))");
     constexpr detail::leaf_set leaves =
         detail::leaves_of<result>::value | detail::leaves_of<tree>::value;
     using node = mapped_sum_expr<T, leaves, tree>;
@@ -584,6 +644,8 @@ template <class Node>
 constexpr Node slice_node(const Node& node, std::size_t offset, std::size_t count) {
     if constexpr (!vector_node<Node>) {
         return node; // a broadcast scalar
+    } else if constexpr (requires { node.sliced(offset, count); }) {
+        return node.sliced(offset, count);
     } else if constexpr (requires { node.values; }) {
         Node sliced = node;
         sliced.values = node.values.subspan(offset, count);

@@ -105,8 +105,43 @@ public:
     /// intermediate nodes, adds 1 to root's adjoint, then walks nodes root, root-1, ..., floor
     /// adding each adjoint times each local partial into the operand's adjoint (+=). Leaves keep
     /// accumulating across sweeps, as micrograd's and PyTorch's do. Nodes below `floor` are
-    /// not visited; zg::tape::grad passes the first node of its own recording there.
+    /// not visited and receive nothing; zg::tape::grad passes the first node of its own
+    /// recording there, so variables its function captured keep their gradients.
     void backward(index_type root, index_type floor = 0) {
+        if (floor == 0)
+            sweep<false>(root, 0);
+        else
+            sweep<true>(root, floor);
+    }
+
+    /// Sets every gradient on the tape to zero.
+    void zero_grad() {
+        zero_new_adjoints();
+        std::fill_n(adjoints_, size_, T(0));
+    }
+
+    /// A point in the recording to rewind to.
+    struct mark_type {
+        index_type nodes;
+        std::size_t operands;
+    };
+    mark_type mark() const { return {size_, operand_count_}; }
+
+    /// Reclaims every node recorded after `mark`; variables naming them become dangling.
+    void rewind(mark_type mark) {
+        if (mark.nodes >= size_) return;
+        size_ = mark.nodes;
+        operand_count_ = mark.operands;
+        zeroed_ = std::min(zeroed_, mark.nodes);
+        swept_end_ = std::min(swept_end_, mark.nodes);
+        ++stamp_;
+    }
+
+private:
+    // Floored: operands below `floor` receive nothing (a separate instantiation keeps the
+    // comparison out of backward()'s loop).
+    template <bool Floored>
+    void sweep(index_type root, index_type floor) {
         zero_new_adjoints();
         for (index_type i = floor, end = std::min<index_type>(root + 1, swept_end_); i < end; ++i)
             if (nodes_[i].arity != 0) adjoints_[i] = T(0);
@@ -137,38 +172,14 @@ public:
                 const T contribution = partials[position + k] * a;
                 if (operand + 1 == i)
                     carry += contribution;
-                else
+                else if (!Floored || operand >= floor)
                     adjoints[operand] += contribution;
             }
         }
-        if (floor > 0) adjoints[floor - 1] += carry;
+        // With a floor, the carry left over belongs to node floor - 1: below it, so dropped.
         swept_end_ = std::max<index_type>(swept_end_, root + 1);
     }
 
-    /// Sets every gradient on the tape to zero.
-    void zero_grad() {
-        zero_new_adjoints();
-        std::fill_n(adjoints_, size_, T(0));
-    }
-
-    /// A point in the recording to rewind to.
-    struct mark_type {
-        index_type nodes;
-        std::size_t operands;
-    };
-    mark_type mark() const { return {size_, operand_count_}; }
-
-    /// Reclaims every node recorded after `mark`; variables naming them become dangling.
-    void rewind(mark_type mark) {
-        if (mark.nodes >= size_) return;
-        size_ = mark.nodes;
-        operand_count_ = mark.operands;
-        zeroed_ = std::min(zeroed_, mark.nodes);
-        swept_end_ = std::min(swept_end_, mark.nodes);
-        ++stamp_;
-    }
-
-private:
     struct node {
         T value;
         std::uint32_t stamp;

@@ -1,0 +1,188 @@
+// zerograd/expr/scan.hpp: zg::scan, a recurrence over a vector in expression mode: the states
+// s_0 = first(v_0), s_t = step(s_{t-1}, v_t) as a vector expression, swept backwards in one pass.
+#pragma once
+
+#include "zerograd/core/error.hpp"
+#include "zerograd/expr/expression.hpp"
+#include "zerograd/expr/sweep.hpp"
+#include "zerograd/expr/vector.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace zg::expr {
+
+namespace detail {
+
+/// Where the local sweep of one step puts the adjoints of the leaves it captured: leaf I into
+/// row[I]. A step reaches no vector leaf (zg::scan checks), so there is no add_element.
+template <class T>
+struct step_target {
+    T* row;
+    template <std::size_t I>
+    ZG_INLINE constexpr void add_leaf(const T& adjoint) {
+        row[I] += adjoint;
+    }
+};
+
+/// A step's input: a number whose adjoint, during the step's local sweep, lands in *partial.
+template <class T>
+ZG_INLINE constexpr expression<slot_expr<T>> step_input(const T& value, T* partial) {
+    return {slot_expr<T>(value, partial), {}};
+}
+
+} // namespace detail
+
+/// The states of a recurrence over v: s_0 = first(v_0) and s_t = step(s_{t-1}, v_t).
+///
+/// first and step may capture the lambda's leaves by reference, and those die when the lambda
+/// returns, so they cannot be called again during the sweep. The node therefore evaluates the
+/// recurrence as it is built and keeps, per step, the local partials by the previous state, by
+/// v_t and by each captured leaf (in the call's scratch arena). Uses of the states gather their
+/// adjoints per element; propagate then walks the recurrence backwards once, carrying the
+/// adjoint of s_{t-1} in a register, as a hand-written adjoint of the loop would.
+template <class T, detail::leaf_set Leaves, class V>
+struct scan_expr {
+    static_assert(std::is_same_v<T, double>, "zg::scan: supported for double scalars only");
+    static constexpr std::size_t slots = 0; // uses gather per element, in `adjoints`
+    static constexpr std::size_t arguments = std::bit_width(Leaves.scalars);
+    static constexpr std::size_t row_width = 2 + arguments; // by s_{t-1}, by v_t, by each leaf
+    static constexpr std::string_view name = "scan";
+    using value_type = T;
+    V v;
+    std::size_t length = 0;        // of the whole recurrence
+    std::size_t begin = 0, count = 0; // the elements this node shows (zg::slice narrows them)
+    T* states = nullptr;
+    T* adjoints = nullptr; // gathered from the uses of each state, consumed by propagate
+    T* partials = nullptr; // row_width per step
+
+    template <class First, class Step>
+    scan_expr(const V& v, First& first, Step& step) : v(v), length(v.size()), count(v.size()) {
+        using namespace detail;
+        if (current_call == nullptr) throw_outside_grad();
+        states = current_call->allocate(length);
+        adjoints = current_call->allocate(length);
+        partials = current_call->allocate(length * row_width);
+        std::array<T, V::slots> unused_slots{}; // elements are only read here, not swept
+        for (std::size_t t = 0; t < length; ++t) {
+            const T x = v.element(t, unused_slots.data()).value;
+            T* row = partials + t * row_width;
+            if (t == 0)
+                states[0] = local_sweep(first(step_input(x, row + 1)), row);
+            else
+                states[t] = local_sweep(step(step_input(states[t - 1], row),
+                                             step_input(x, row + 1)),
+                                        row);
+        }
+    }
+
+    /// The value of a step's result; its local partials go into row.
+    template <class R>
+    static T local_sweep(const R& y, T* row) {
+        if constexpr (Expression<R>) {
+            detail::step_target<T> target{row + 2};
+            sweep_into(y, target);
+            return y.value();
+        } else {
+            return T(y); // a step that ignores its inputs
+        }
+    }
+
+    constexpr std::size_t size() const { return count; }
+    ZG_INLINE constexpr slot_expr<T> element(std::size_t k, T*) const {
+        return {states[begin + k], adjoints + begin + k};
+    }
+    constexpr scan_expr sliced(std::size_t offset, std::size_t n) const {
+        scan_expr narrowed = *this;
+        narrowed.begin = begin + offset;
+        narrowed.count = n;
+        return narrowed;
+    }
+
+    /// The reverse of the recurrence: a_t = (gathered at t) + a_{t+1} * ds_{t+1}/ds_t, then
+    /// v_t receives a_t * ds_t/dv_t through v's own elements, and each captured leaf the sum
+    /// of a_t times its partial.
+    template <class Bindings, class Sink>
+    constexpr void propagate(T*, Sink& sink) const {
+        std::array<T, V::slots> v_slots{};
+        std::array<T, arguments> totals{};
+        T carry(0);
+        for (std::size_t t = length; t-- > 0;) {
+            const T a = adjoints[t] + carry;
+            adjoints[t] = T(0); // consumed: a second use of this node sweeps only what is new
+            const T* row = partials + t * row_width;
+            carry = a * row[0];
+            for (std::size_t i = 0; i < arguments; ++i) totals[i] += a * row[2 + i];
+            detail::backward<Bindings>(v.element(t, v_slots.data()), a * row[1], sink);
+        }
+        v.template propagate<Bindings>(v_slots.data(), sink);
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            ((Leaves.scalars >> I & 1 ? sink.target.template add_leaf<I>(totals[I]) : void()),
+             ...);
+        }(std::make_index_sequence<arguments>{});
+    }
+};
+
+namespace detail {
+template <class T, leaf_set Leaves, class V>
+struct leaves_of<scan_expr<T, Leaves, V>> {
+    static constexpr leaf_set value = Leaves;
+};
+template <class T, leaf_set Leaves, class V>
+struct gathers_per_element<scan_expr<T, Leaves, V>> : std::true_type {};
+} // namespace detail
+
+/// The states of the recurrence s_0 = first(v_0), s_t = step(s_{t-1}, v_t), as a vector
+/// expression. first and step are generic lambdas; they may capture the lambda's leaves by
+/// reference. A range of doubles is a constant vector. The AR(1) part of a stochastic-volatility
+/// model, h_t - mu = sigma z_t + phi (h_{t-1} - mu) with a stationary start:
+///
+///     auto d = zg::scan(sigma * z, [&](auto d0) { return d0 / sqrt(1 - square(phi)); },
+///                       [&](auto previous, auto dt) { return dt + phi * previous; });
+///     auto h = d + mu;
+///
+/// A scan's states are computed inside zg::grad (they live in its scratch arena): the lambda
+/// must be called by zg::grad or zg::value_and_grad.
+template <class V, class First, class Step>
+    requires detail::vector_operand<V>
+auto scan(const V& v, First first, Step step) {
+    const auto vector = detail::as_vector(v);
+    using tree = std::remove_cvref_t<decltype(vector.tree)>;
+    using T = typename tree::value_type;
+    using input = expression<slot_expr<T>>;
+    using first_result = std::invoke_result_t<First&, const input&>;
+    using step_result = std::invoke_result_t<Step&, const input&, const input&>;
+    constexpr detail::leaf_set step_leaves =
+        detail::leaves_of<first_result>::value | detail::leaves_of<step_result>::value;
+    static_assert(step_leaves.vectors == 0,
+                  "zg::scan(v, first, step): first and step work on numbers; pass a vector "
+                  "argument in v, not inside the step");
+    static_assert(!Expression<first_result> ||
+                      !vector_node<typename first_result::tree_type>,
+                  "zg::scan(v, first, step): first must return a scalar expression");
+    static_assert(!Expression<step_result> || !vector_node<typename step_result::tree_type>,
+                  "zg::scan(v, first, step): step must return a scalar expression");
+    constexpr detail::leaf_set leaves = step_leaves | detail::leaves_of<tree>::value;
+    using node = scan_expr<T, leaves, tree>;
+    return expression<node, decltype(vector.bindings)>{node(vector.tree, first, step),
+                                                       vector.bindings};
+}
+
+/// The recurrence s_0 = v_0, s_t = step(s_{t-1}, v_t); see the three-argument scan.
+template <class V, class Step>
+    requires detail::vector_operand<V>
+auto scan(const V& v, Step step) {
+    return scan(v, [](const auto& v0) { return v0; }, step);
+}
+
+} // namespace zg::expr
+
+namespace zg {
+using expr::scan;
+using expr::size;
+} // namespace zg
