@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Reads Google Benchmark JSON of benchmarks named [suite/]<case>/<mode>/<n> and prints, for every
-case and n, each mode's time and its ratio to the hand-written gradient and to expression mode,
-then the medians of those ratios per mode."""
+case and n, each mode's time and its ratio to the reference modes present (the hand-written
+gradient and expression mode in the suite, libtorch in bench/nn.cpp), then the medians of those
+ratios per mode."""
 import json
 import statistics
 import sys
@@ -18,20 +19,22 @@ for run in results:
     scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[run["time_unit"]]
     times[(case, int(n))][mode] = run["cpu_time"] * scale
 
+bases = [base for base in ("hand", "expr", "libtorch")
+         if any(base in modes for modes in times.values())]
 ratios = defaultdict(lambda: defaultdict(list))  # base -> mode -> ratios
-print(f"\n{'case':<18}{'n':>7}{'mode':>8}{'time':>14}{'/ hand':>9}{'/ expr':>9}")
+print(f"\n{'case':<18}{'n':>7}{'mode':>9}{'time':>14}" + "".join(f"{'/ ' + b:>11}" for b in bases))
 for (case, n), modes in times.items():
     for mode, ns in modes.items():
         cells = []
-        for base in ("hand", "expr"):
+        for base in bases:
             if base in modes and mode != base:
                 ratios[base][mode].append(ns / modes[base])
                 cells.append(f"{ns / modes[base]:.2f}")
             else:
                 cells.append("-")
-        print(f"{case:<18}{n:>7}{mode:>8}{ns:>12.0f}ns{cells[0]:>9}{cells[1]:>9}")
+        print(f"{case:<18}{n:>7}{mode:>9}{ns:>12.0f}ns" + "".join(f"{c:>11}" for c in cells))
 
 print("\nmedian ratios (max in brackets)")
 for base, by_mode in ratios.items():
     for mode, values in by_mode.items():
-        print(f"  {mode:>6} / {base:<5} {statistics.median(values):6.2f}  [{max(values):.2f}]")
+        print(f"  {mode:>8} / {base:<8} {statistics.median(values):6.2f}  [{max(values):.2f}]")

@@ -3,7 +3,8 @@
 # mode, tape mode, hand-written gradients and the plain function) with a short default, prints
 # each mode's time against hand-written and expression mode, and keeps the JSON in results/.
 # Extra arguments go to Google Benchmark, e.g. --benchmark_filter=pair_sin to run one case, or
-# --benchmark_min_time=1 for a longer, steadier run. ZG_BENCH=tape runs bench/tape.cpp instead.
+# --benchmark_min_time=1 for a longer, steadier run. ZG_BENCH=tape runs bench/tape.cpp instead,
+# ZG_BENCH=nn bench/nn.cpp (a training step: tensors, the scalar MLP and libtorch).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source .ci/install-deps.sh

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 source .ci/install-deps.sh
 
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export ZG_REQUIRE_TORCH=1 # python3-torch is installed above: the PyTorch parity test must run
 passed=0
 failed=0
 # build DIR COMPILER MESON-OPTIONS...: configures (or reconfigures), builds and tests one build.

@@ -4,4 +4,6 @@
 #include "zerograd/check.hpp"
 #include "zerograd/expr.hpp"
 #include "zerograd/forward.hpp"
+#include "zerograd/nn.hpp"
 #include "zerograd/tape.hpp"
+#include "zerograd/tensor.hpp"

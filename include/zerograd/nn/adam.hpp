@@ -1,0 +1,106 @@
+// zerograd/nn/adam.hpp: Adam with PyTorch's defaults and PyTorch's exact, bias-corrected update.
+#pragma once
+
+#include "zerograd/core/error.hpp"
+#include "zerograd/nn/parameter.hpp"
+#include "zerograd/tape/var.hpp"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace zg::nn {
+
+/// Settings of adam, with torch.optim.Adam's defaults; all may be changed between steps through
+/// `options()`.
+struct adam_options {
+    double learning_rate = 1e-3;
+    double beta1 = 0.9;   // decay of the mean of gradients
+    double beta2 = 0.999; // decay of the mean of squared gradients
+    double eps = 1e-8;
+    double weight_decay = 0; // L2 added to the gradient (Adam's, not AdamW's decoupled decay)
+};
+
+/// Adam over parameters of type P (zg::var; later tensors). At step t, as PyTorch computes it:
+///
+///     g = grad + weight_decay * p
+///     m = beta1 * m + (1 - beta1) * g
+///     v = beta2 * v + (1 - beta2) * g * g
+///     p -= (learning_rate / (1 - beta1^t)) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
+///
+/// (eps is added after the bias correction of v, as PyTorch does, not before.) The moments are
+/// allocated when the optimizer is made, so step() and zero_grad() allocate nothing.
+///
+///     zg::nn::adam optimizer(model.parameters(), {.learning_rate = 0.01});
+template <trainable P>
+class adam_t {
+public:
+    using parameter_type = P;
+
+    /// Throws zg::error for a negative learning rate, eps or weight decay, or a beta outside
+    /// [0, 1).
+    explicit adam_t(std::vector<P> parameters, adam_options options = {})
+        : parameters_(std::move(parameters)), options_(options),
+          m_(detail::element_count(parameters_)), v_(m_.size()) {
+        check(options_);
+    }
+
+    /// Updates every parameter from its gradient.
+    void step() {
+        check(options_);
+        const adam_options o = options_;
+        ++steps_;
+        const double t = static_cast<double>(steps_);
+        const double step_size = o.learning_rate / (1 - std::pow(o.beta1, t));
+        const double correction2_sqrt = std::sqrt(1 - std::pow(o.beta2, t));
+        std::size_t k = 0;
+        for (P& p : parameters_) {
+            const std::span<double> values = parameter_traits<P>::values(p);
+            const std::span<double> grads = parameter_traits<P>::grads(p);
+            for (std::size_t i = 0; i < values.size(); ++i, ++k) {
+                double g = grads[i];
+                if (o.weight_decay != 0) g = g + o.weight_decay * values[i];
+                m_[k] = m_[k] * o.beta1 + (1 - o.beta1) * g;
+                v_[k] = v_[k] * o.beta2 + (1 - o.beta2) * g * g;
+                const double denominator = std::sqrt(v_[k]) / correction2_sqrt + o.eps;
+                // Grouped as PyTorch's addcdiv computes it, so both give the same doubles.
+                values[i] = values[i] + -step_size * m_[k] / denominator;
+            }
+        }
+    }
+
+    /// Sets every parameter's gradient to zero.
+    void zero_grad() {
+        for (P& p : parameters_)
+            for (double& g : parameter_traits<P>::grads(p))
+                g = 0;
+    }
+
+    /// How many steps have been taken (t in the bias corrections).
+    std::int64_t steps() const { return steps_; }
+    adam_options& options() { return options_; }
+    const adam_options& options() const { return options_; }
+    std::span<const P> parameters() const { return parameters_; }
+
+private:
+    static void check(const adam_options& o) {
+        if (o.learning_rate < 0 || o.eps < 0 || o.weight_decay < 0 || o.beta1 < 0 || o.beta1 >= 1 ||
+            o.beta2 < 0 || o.beta2 >= 1)
+            throw error("zg::nn::adam: learning_rate, eps and weight_decay must not be negative, "
+                        "beta1 and beta2 must lie in [0, 1)");
+    }
+
+    std::vector<P> parameters_;
+    adam_options options_;
+    std::vector<double> m_; // first moments, one per parameter value
+    std::vector<double> v_; // second moments
+    std::int64_t steps_ = 0;
+};
+
+/// adam over zg::var parameters, the common case.
+using adam = adam_t<var>;
+
+} // namespace zg::nn

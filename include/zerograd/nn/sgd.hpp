@@ -1,0 +1,102 @@
+// zerograd/nn/sgd.hpp: stochastic gradient descent with momentum, dampening, Nesterov momentum and
+// weight decay, updating exactly as PyTorch's torch.optim.SGD does.
+#pragma once
+
+#include "zerograd/core/error.hpp"
+#include "zerograd/nn/parameter.hpp"
+#include "zerograd/tape/var.hpp"
+
+#include <cstddef>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace zg::nn {
+
+/// Settings of sgd, named as PyTorch names them; all may be changed between steps through
+/// `options()` (a learning-rate schedule, say).
+struct sgd_options {
+    double learning_rate = 1e-3; // PyTorch's default since 2.2
+    double momentum = 0;
+    double dampening = 0;
+    double weight_decay = 0; // L2: adds weight_decay * p to each gradient
+    bool nesterov = false;
+};
+
+/// Stochastic gradient descent over parameters of type P (zg::var; later tensors), PyTorch's
+/// update: with g = grad + weight_decay * p, the buffer b = g at the first step and
+/// b = momentum * b + (1 - dampening) * g after; then p -= learning_rate * d with d = b, or
+/// d = g + momentum * b with Nesterov, or d = g without momentum.
+///
+/// The momentum buffers are allocated when the optimizer is made, so step() and zero_grad()
+/// allocate nothing. The optimizer keeps copies of the handles, which name the model's own
+/// parameters.
+///
+///     zg::nn::sgd optimizer(model.parameters(), {.learning_rate = 0.1, .momentum = 0.9});
+///     optimizer.zero_grad();
+///     loss.backward();
+///     optimizer.step();
+template <trainable P>
+class sgd_t {
+public:
+    using parameter_type = P;
+
+    /// Throws zg::error for a negative setting or Nesterov without momentum or with dampening.
+    explicit sgd_t(std::vector<P> parameters, sgd_options options = {})
+        : parameters_(std::move(parameters)), options_(options),
+          buffers_(detail::element_count(parameters_)) {
+        check(options_);
+    }
+
+    /// Updates every parameter from its gradient.
+    void step() {
+        check(options_);
+        const sgd_options o = options_;
+        std::size_t k = 0;
+        for (P& p : parameters_) {
+            const std::span<double> values = parameter_traits<P>::values(p);
+            const std::span<double> grads = parameter_traits<P>::grads(p);
+            for (std::size_t i = 0; i < values.size(); ++i, ++k) {
+                double g = grads[i];
+                if (o.weight_decay != 0) g = g + o.weight_decay * values[i];
+                if (o.momentum != 0) {
+                    double& b = buffers_[k];
+                    b = started_ ? b * o.momentum + (1 - o.dampening) * g : g;
+                    g = o.nesterov ? g + o.momentum * b : b;
+                }
+                values[i] = values[i] + -o.learning_rate * g;
+            }
+        }
+        if (o.momentum != 0) started_ = true;
+    }
+
+    /// Sets every parameter's gradient to zero.
+    void zero_grad() {
+        for (P& p : parameters_)
+            for (double& g : parameter_traits<P>::grads(p))
+                g = 0;
+    }
+
+    sgd_options& options() { return options_; }
+    const sgd_options& options() const { return options_; }
+    std::span<const P> parameters() const { return parameters_; }
+
+private:
+    static void check(const sgd_options& o) {
+        if (o.learning_rate < 0 || o.momentum < 0 || o.dampening < 0 || o.weight_decay < 0)
+            throw error("zg::nn::sgd: learning_rate, momentum, dampening and weight_decay must "
+                        "not be negative");
+        if (o.nesterov && (o.momentum <= 0 || o.dampening != 0))
+            throw error("zg::nn::sgd: Nesterov momentum needs momentum > 0 and dampening 0");
+    }
+
+    std::vector<P> parameters_;
+    sgd_options options_;
+    std::vector<double> buffers_; // one momentum buffer per parameter value
+    bool started_ = false;        // whether the buffers hold a first gradient
+};
+
+/// sgd over zg::var parameters, the common case.
+using sgd = sgd_t<var>;
+
+} // namespace zg::nn

@@ -1,0 +1,10 @@
+// zerograd/tensor.hpp: tensors recorded on a per-thread tape: broadcasting elementwise operations,
+// matmul, reductions, log_softmax and cross_entropy, swept in reverse for gradients.
+#pragma once
+
+#include "zerograd/tensor/elementwise.hpp"
+#include "zerograd/tensor/matmul.hpp"
+#include "zerograd/tensor/reductions.hpp"
+#include "zerograd/tensor/shape.hpp"
+#include "zerograd/tensor/tape.hpp"
+#include "zerograd/tensor/tensor.hpp"
