@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Reads Google Benchmark JSON of benchmarks named [suite/]<case>/<mode>/<n> and prints, for every
-case and n, each mode's time and its ratio to the reference modes present (the hand-written
-gradient and expression mode in the suite, libtorch in bench/nn.cpp), then the medians of those
-ratios per mode."""
+case and n, each mode's time, its ratio to the reference modes present (the hand-written gradient
+and expression mode in the suite, libtorch in bench/nn.cpp), what one call allocates and, for tape
+mode, the bytes its recording holds per node; then the medians of those ratios per mode. With a
+second argument, also writes an SVG chart there: each mode's time over the hand-written
+gradient's, per case, at the largest n of the run."""
 import json
+import math
 import statistics
 import sys
 from collections import defaultdict
@@ -12,17 +15,27 @@ with open(sys.argv[1], encoding="utf-8") as results_file:
     results = json.load(results_file)["benchmarks"]
 
 times = defaultdict(dict)  # (case, n) -> mode -> nanoseconds
+memory = {}  # (case, n, mode) -> (allocations, bytes)
+# With --benchmark_repetitions, the medians stand for their runs.
+medians = any(run.get("aggregate_name") == "median" for run in results)
 for run in results:
-    if run.get("run_type", "iteration") != "iteration":
+    if medians and run.get("aggregate_name") != "median":
         continue
-    case, mode, n = run["name"].split("/")[-3:]
+    if not medians and run.get("run_type", "iteration") != "iteration":
+        continue
+    case, mode, n = run["run_name"].split("/")[-3:]
     scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[run["time_unit"]]
     times[(case, int(n))][mode] = run["cpu_time"] * scale
+    if "allocs" in run:
+        memory[(case, int(n), mode)] = (f"{run['allocs']:.0f}", f"{run['bytes']:.0f}",
+                                        f"{run['bytes_per_node']:.1f}"
+                                        if "bytes_per_node" in run else "-")
 
-bases = [base for base in ("hand", "expr", "libtorch")
-         if any(base in modes for modes in times.values())]
+bases = [base for base in ("hand", "expr") if any(base in modes for modes in times.values())]
+bases = bases or ["libtorch"]  # bench/nn.cpp has no hand-written gradient
 ratios = defaultdict(lambda: defaultdict(list))  # base -> mode -> ratios
-print(f"\n{'case':<18}{'n':>7}{'mode':>9}{'time':>14}" + "".join(f"{'/ ' + b:>11}" for b in bases))
+print(f"\n{'case':<22}{'n':>6}{'mode':>9}{'time':>14}" +
+      "".join(f"{'/ ' + b:>11}" for b in bases) + f"{'allocs':>8}{'bytes':>10}{'B/node':>8}")
 for (case, n), modes in times.items():
     for mode, ns in modes.items():
         cells = []
@@ -32,9 +45,98 @@ for (case, n), modes in times.items():
                 cells.append(f"{ns / modes[base]:.2f}")
             else:
                 cells.append("-")
-        print(f"{case:<18}{n:>7}{mode:>9}{ns:>12.0f}ns" + "".join(f"{c:>11}" for c in cells))
+        allocations, allocated, per_node = memory.get((case, n, mode), ("-", "-", "-"))
+        print(f"{case:<22}{n:>6}{mode:>9}{ns:>12.0f}ns" + "".join(f"{c:>11}" for c in cells) +
+              f"{allocations:>8}{allocated:>10}{per_node:>8}")
 
 print("\nmedian ratios (max in brackets)")
 for base, by_mode in ratios.items():
     for mode, values in by_mode.items():
         print(f"  {mode:>8} / {base:<8} {statistics.median(values):6.2f}  [{max(values):.2f}]")
+
+
+def chart(path):
+    """Horizontal bars, log scale: each mode's time / hand per case at the case's largest n."""
+    largest = {}
+    for case, n in times:
+        if "hand" in times[(case, n)]:
+            largest[case] = max(largest.get(case, 0), n)
+    modes = []
+    for case, n in largest.items():
+        for mode in times[(case, n)]:
+            if mode not in ("hand", "double") and mode not in modes:
+                modes.append(mode)
+    if not largest or not modes:
+        return
+    palette = ["#2a5db0", "#d2491d", "#3a9a4a", "#8a4fb0", "#b08a2a", "#2aa0b0", "#666666",
+               "#c03a7a"]
+    bar, gap, left, width = 9, 12, 160, 420
+    rows = [(case, n, mode, times[(case, n)][mode] / times[(case, n)]["hand"])
+            for case, n in largest.items() for mode in modes if mode in times[(case, n)]]
+    low = min(0.5, min(r for *_, r in rows))
+    high = max(2.0, max(r for *_, r in rows))
+    decades = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+    lo, hi = 10.0 ** decades[0], 10.0 ** decades[-1]
+    x = lambda r: left + (math.log10(r) - math.log10(lo)) / (math.log10(hi) - math.log10(lo)) * width
+    body = []
+    y = 28
+    for case, n in largest.items():
+        present = [m for m in modes if m in times[(case, n)]]
+        body.append(f'<text x="{left - 6}" y="{y + bar * len(present) / 2 + 3:.1f}" '
+                    f'text-anchor="end">{case} ({n})</text>')
+        for mode in present:
+            ratio = times[(case, n)][mode] / times[(case, n)]["hand"]
+            colour = palette[modes.index(mode) % len(palette)]
+            body.append(f'<rect x="{left}" y="{y}" width="{max(0.5, x(ratio) - left):.1f}" '
+                        f'height="{bar - 1}" fill="{colour}"/>')
+            y += bar
+        y += gap
+    axis_y = y
+    height = axis_y + 30 + 16 * ((len(modes) + 3) // 4)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 30}" '
+           f'height="{height}" font-family="sans-serif" font-size="10">',
+           f'<rect width="100%" height="100%" fill="white"/>',
+           f'<text x="{left}" y="14" font-size="12">time / hand-written gradient '
+           f'(log scale; each case at its largest n)</text>']
+    for d in decades:
+        value = 10.0 ** d
+        out.append(f'<line x1="{x(value):.1f}" y1="22" x2="{x(value):.1f}" y2="{axis_y}" '
+                   f'stroke="#ccc"/><text x="{x(value):.1f}" y="{axis_y + 12}" '
+                   f'text-anchor="middle">{value:g}</text>')
+    out.append(f'<line x1="{x(1):.1f}" y1="22" x2="{x(1):.1f}" y2="{axis_y}" '
+               f'stroke="#222" stroke-dasharray="3,2"/>')
+    out += body
+    for i, mode in enumerate(modes):
+        lx, ly = left + (i % 4) * 105, axis_y + 32 + 16 * (i // 4)
+        out.append(f'<rect x="{lx}" y="{ly - 8}" width="9" height="9" '
+                   f'fill="{palette[i % len(palette)]}"/><text x="{lx + 13}" y="{ly}">{mode}</text>')
+    out.append("</svg>")
+    with open(path, "w", encoding="utf-8") as svg:
+        svg.write("\n".join(out) + "\n")
+    print(f"\nwrote {path}")
+
+
+def markdown():
+    """The run as Markdown tables for docs/benchmarks.md: times over hand, then memory."""
+    modes = [m for m in ("expr", "tape", "forward", "fd", "adolc", "sacado", "libtorch")
+             if any(m in t for t in times.values())]
+    print("\n| case | n | hand (ns) | " + " | ".join(modes) + " |")
+    print("|---|---:|---:|" + "---:|" * len(modes))
+    for (case, n), t in times.items():
+        if "hand" not in t:
+            continue
+        cells = [f"{t[m] / t['hand']:.2f}" if m in t else "-" for m in modes]
+        print(f"| {case} | {n:,} | {t['hand']:,.0f} | " + " | ".join(cells) + " |")
+    print("\n| case | n | expr allocs | expr bytes | tape allocs | tape bytes | tape B/node |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for (case, n), t in times.items():
+        e = memory.get((case, n, "expr"), ("-", "-", "-"))
+        p = memory.get((case, n, "tape"), ("-", "-", "-"))
+        print(f"| {case} | {n:,} | {e[0]} | {e[1]} | {p[0]} | {p[1]} | {p[2]} |")
+
+
+if "--markdown" in sys.argv:
+    sys.argv.remove("--markdown")
+    markdown()
+if len(sys.argv) > 2:
+    chart(sys.argv[2])

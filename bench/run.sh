@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds optimized, runs the benchmark suite (expression
-# mode, tape mode, hand-written gradients and the plain function) with a short default, prints
-# each mode's time against hand-written and expression mode, and keeps the JSON in results/.
-# Extra arguments go to Google Benchmark, e.g. --benchmark_filter=pair_sin to run one case, or
-# --benchmark_min_time=1 for a longer, steadier run. ZG_BENCH=tape runs bench/tape.cpp instead,
-# ZG_BENCH=nn bench/nn.cpp (a training step: tensors, the scalar MLP and libtorch).
+# The main job: installs what is missing, builds optimized, runs the benchmark suite (the plain
+# function, hand-written gradients, expression mode, tape mode, forward mode, finite differences,
+# and ADOL-C and Sacado where installed), prints each mode's time against hand-written and
+# expression mode with what one gradient allocates, and writes results/suite.json and
+# results/suite.svg (a chart).
+#
+#   bash bench/run.sh              a short run: every case at n = 16, 256 and 4,096 (a few minutes)
+#   bash bench/run.sh --all        every case at every n (1 to 16,384), 0.2 s per benchmark
+#   bash bench/run.sh --case NAME  one case (sum, pair_sin, matrix_product, ...) at every n
+#
+# Further arguments go to Google Benchmark (--benchmark_min_time=1 for steadier numbers).
+# ZG_BENCH=tape runs bench/tape.cpp instead, ZG_BENCH=nn bench/nn.cpp (a training step: tensors,
+# the scalar MLP and libtorch).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source .ci/install-deps.sh
@@ -14,8 +21,19 @@ if [[ ! -d $build ]]; then
   CXX=g++ meson setup "$build" --buildtype=release -Db_ndebug=true -Dtests=disabled >/dev/null
 fi
 bench=${ZG_BENCH:-suite}
+# One core for every library (OpenBLAS under zerograd's tensors and libtorch alike): the
+# comparisons are of the libraries, not of core counts.
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
+
+selection=(--benchmark_min_time=0.05)
+[[ $bench == suite ]] && selection+=('--benchmark_filter=/(16|256|4096)$')
+case ${1:-} in
+  --all) selection=(--benchmark_min_time=0.2); shift ;;
+  --case) selection=(--benchmark_min_time=0.05 "--benchmark_filter=^(suite|nn)?/?$2/"); shift 2 ;;
+esac
+
 ninja -C "$build" "bench/$bench" >/dev/null
 mkdir -p results
-"$build/bench/$bench" --benchmark_min_time=0.05 --benchmark_out="results/$bench.json" \
+"$build/bench/$bench" "${selection[@]}" --benchmark_out="results/$bench.json" \
   --benchmark_out_format=json "$@"
-python3 bench/report.py "results/$bench.json"
+python3 bench/report.py "results/$bench.json" "results/$bench.svg"

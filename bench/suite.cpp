@@ -1,12 +1,28 @@
 // bench/suite.cpp: the standard AD benchmark functions, each as a plain function (`double`), a
-// hand-written adjoint (`hand`), expression mode (`expr`) and tape mode (`tape`). Benchmarks are
-// named suite/<case>/<mode>/<n>. Before anything is timed, every mode's value and gradient are
-// checked against `hand`; a mismatch stops the run naming case, mode and n.
+// hand-written adjoint (`hand`), expression mode (`expr`), tape mode (`tape`), forward mode
+// (`forward`), central finite differences (`fd`), and the peers found at build time: ADOL-C
+// (`adolc`), Trilinos Sacado's reverse mode (`sacado`) and libtorch (`libtorch`, in
+// suite_torch.cpp). Benchmarks are named suite/<case>/<mode>/<n>. Before anything is timed, every
+// mode's value and gradient are checked against `hand`; a mismatch stops the run naming case, mode
+// and n. Each benchmark also reports the heap allocations and bytes one gradient costs (counted
+// by test/allocation_counter.cpp's operator new) and, for tape mode, the recording's size.
 #include <zerograd/expr.hpp>
+#include <zerograd/forward.hpp>
 #include <zerograd/tape.hpp>
 
 #include <benchmark/benchmark.h>
 
+#include "allocation_counter.hpp" // test/: counts operator new and its bytes
+#include "suite_torch.hpp"        // gradient_function; libtorch_modes where libtorch was found
+
+#ifdef ZG_HAVE_ADOLC
+#include <adolc/adolc.h>
+#endif
+#ifdef ZG_HAVE_SACADO
+#include <Sacado.hpp> // built with TRILINOS_NO_CONFIG_H, as Debian's headers need
+#endif
+
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -20,7 +36,16 @@
 
 namespace {
 
-using gradient_function = std::function<double(std::span<const double>, std::vector<double>&)>;
+
+/// A mode run from a case's loop form (add_loop_modes): up to n = max_n, checked against hand to
+/// `tolerance`.
+struct extra_mode {
+    std::string name;
+    gradient_function run;
+    std::size_t max_n;
+    double tolerance;
+    std::size_t max_inputs = std::size_t(-1); // forward and fd cost one evaluation per input
+};
 
 /// One benchmark case: the function alone, and value-with-gradient in each mode. Each mode
 /// returns its gradient in a new std::vector, as zg::grad does: the hand-written adjoints
@@ -33,7 +58,9 @@ struct bench_case {
     double (*point)(std::size_t i); // the i-th coordinate of the evaluation point
     // For cases with parameters besides the n-vector: the whole evaluation point for size n.
     std::vector<double> (*whole_point)(std::size_t n) = nullptr;
+    std::vector<extra_mode> extra = {}; // forward, fd and the peers (add_loop_modes)
 };
+
 
 std::vector<double> make_point(const bench_case& c, std::size_t n) {
     if (c.whole_point != nullptr) return c.whole_point(n);
@@ -46,6 +73,29 @@ double square(double x) { return x * x; }
 double in_unit(std::size_t i) { return 0.9 * std::sin(0.37 * double(i) + 0.1); }
 double near_one(std::size_t i) { return 1.0 + 0.05 * std::sin(0.37 * double(i)); }
 
+/// The sizes every case runs at (pair_sin starts at 2, matrix_product counts k up to 128).
+const std::vector<std::size_t> powers_of_4{1, 4, 16, 64, 256, 1024, 4096, 16384};
+
+/// What the last tape-mode gradient recorded, read before its sweep: nodes (leaves included)
+/// and the bytes they hold (values, adjoints, partials and operand indices).
+struct recording_size {
+    std::size_t nodes = 0, bytes = 0;
+} last_recording;
+
+/// zg::tape::value_and_grad, noting in last_recording what f recorded.
+template <class F, class... Args>
+auto recorded_value_and_grad(F f, const Args&... args) {
+    auto& tape = zg::tape::this_thread_tape();
+    const std::size_t nodes = tape.size(), bytes = tape.bytes_used();
+    return zg::tape::value_and_grad(
+        [&](const auto&... leaves) {
+            auto result = f(leaves...);
+            last_recording = {tape.size() - nodes, tape.bytes_used() - bytes};
+            return result;
+        },
+        args...);
+}
+
 /// Moves a mode's gradient (a std::tuple holding one std::vector) into `out`.
 template <class Result>
 double unpack(Result&& result, std::vector<double>& out) {
@@ -53,17 +103,122 @@ double unpack(Result&& result, std::vector<double>& out) {
     return result.value;
 }
 
+// ---- Loop forms: each case written once more as a plain loop over a span of any scalar type T,
+// the way a user of an operator-overloading library writes it. Forward mode, finite differences
+// and the peers run these. `x` is the point as doubles (log_sum_exp's shift is chosen from it).
+
+/// Forward mode, central differences, ADOL-C and Sacado for a case, from its loop form.
+template <class Loop>
+void add_loop_modes(bench_case& c, Loop loop, std::size_t peers_max_n = std::size_t(-1)) {
+    peers_max_n = std::min(peers_max_n, c.sizes.back());
+    c.extra.push_back({"forward",
+                       [loop](std::span<const double> x, std::vector<double>& g) {
+                           return unpack(
+                               zg::fwd::value_and_grad(
+                                   [&](std::span<const zg::dual> v) { return loop(v, x); }, x),
+                               g);
+                       },
+                       256, 1e-10, 512});
+    // Central differences with a step from each coordinate's magnitude: accurate to about 1e-8
+    // of the value's scale, hence their own tolerance.
+    c.extra.push_back({"fd",
+                       [plain = c.plain](std::span<const double> x, std::vector<double>& g) {
+                           std::vector<double> moved(x.begin(), x.end());
+                           g.resize(x.size());
+                           for (std::size_t i = 0; i < x.size(); ++i) {
+                               const double h = 1e-6 * std::max(1.0, std::abs(x[i]));
+                               moved[i] = x[i] + h;
+                               const double up = plain(moved);
+                               moved[i] = x[i] - h;
+                               const double down = plain(moved);
+                               moved[i] = x[i];
+                               g[i] = (up - down) / (2 * h);
+                           }
+                           return plain(x);
+                       },
+                       256, 1e-5, 512});
+#ifdef ZG_HAVE_ADOLC
+    // Recording is inside the timed call, as tape mode's is: trace, then a reverse sweep.
+    c.extra.push_back({"adolc",
+                       [loop](std::span<const double> x, std::vector<double>& g) {
+                           constexpr short tag = 1;
+                           trace_on(tag);
+                           std::vector<adouble> v(x.size());
+                           for (std::size_t i = 0; i < x.size(); ++i) v[i] <<= x[i];
+                           adouble y = loop(std::span<const adouble>(v), x);
+                           double value;
+                           y >>= value;
+                           trace_off();
+                           g.resize(x.size());
+                           gradient(tag, int(x.size()), x.data(), g.data());
+                           return value;
+                       },
+                       peers_max_n, 1e-10});
+#endif
+#ifdef ZG_HAVE_SACADO
+    c.extra.push_back({"sacado",
+                       [loop](std::span<const double> x, std::vector<double>& g) {
+                           using rad = Sacado::Rad::ADvar<double>;
+                           std::vector<rad> v(x.begin(), x.end());
+                           const rad y = loop(std::span<const rad>(v), x);
+                           rad::Gradcomp(); // sweeps, then frees the recording
+                           g.resize(x.size());
+                           for (std::size_t i = 0; i < x.size(); ++i) g[i] = v[i].adj();
+                           return y.val();
+                       },
+                       peers_max_n, 1e-10});
+#endif
+}
+
+const auto sum_loop = [](auto v, std::span<const double>) {
+    typename decltype(v)::value_type s = 0.0;
+    for (const auto& vi : v) s += vi;
+    return s;
+};
+
+const auto prod_loop = [](auto v, std::span<const double>) {
+    typename decltype(v)::value_type p = 1.0;
+    for (const auto& vi : v) p *= vi;
+    return p;
+};
+
+// Each loop returns T itself: a peer's expression type (Sacado's ADvari, ADOL-C's adub) returned
+// by value would leave its recording behind.
+const auto log_sum_exp_loop = [](auto v, std::span<const double> x) {
+    using std::exp, std::log;
+    using T = typename decltype(v)::value_type;
+    const double m = *std::max_element(x.begin(), x.end()); // a constant shift
+    T s = 0.0;
+    for (const auto& vi : v) s += exp(vi - m);
+    return T(log(s) + m);
+};
+
 constexpr double normal_mu = -0.56, normal_sigma = 1.37;
 const double normal_constant = -std::log(normal_sigma) - 0.5 * std::log(2 * std::numbers::pi);
+
+const auto normal_log_pdf_loop = [](auto v, std::span<const double>) {
+    using T = typename decltype(v)::value_type;
+    T s = 0.0;
+    for (const auto& vi : v) {
+        const T z = (vi - normal_mu) / normal_sigma;
+        s += -0.5 * z * z + normal_constant;
+    }
+    return s;
+};
+
+const auto pair_sin_loop = [](auto v, std::span<const double>) {
+    using std::sin;
+    typename decltype(v)::value_type s = 0.0;
+    for (std::size_t i = 0; i + 1 < v.size(); ++i) s += v[i] * v[i + 1] + sin(v[i]);
+    return s;
+};
 
 // ---- Linear regression: y ~ Normal(X w + b, sigma), X of 1000 rows and n columns, standard
 // normal priors on w and b, uniform(0.1, 10) on sigma (a constant). The point is (w, b, sigma).
 
 constexpr std::size_t regression_rows = 1000;
 
-struct regression_data {
-    std::vector<double> X, y; // X row-major
-};
+using regression_data = regression_arrays;
 
 /// The data for n columns, made once per n and kept.
 const regression_data& regression_data_for(std::size_t n) {
@@ -110,8 +265,27 @@ double unpack_regression(Result&& result, std::vector<double>& out) {
     return result.value;
 }
 
+const auto regression_loop = [](auto v, std::span<const double>) {
+    using std::log;
+    using T = typename decltype(v)::value_type;
+    const std::size_t n = v.size() - 2;
+    const auto& data = regression_data_for(n);
+    const T& b = v[n];
+    const T& sigma = v[n + 1];
+    T total = 0.0;
+    for (std::size_t r = 0; r < regression_rows; ++r) {
+        T mean = b;
+        for (std::size_t j = 0; j < n; ++j) mean += data.X[r * n + j] * v[j];
+        const T z = (data.y[r] - mean) / sigma;
+        total += -0.5 * z * z;
+    }
+    T prior = 0.0;
+    for (std::size_t j = 0; j < n; ++j) prior += v[j] * v[j];
+    return T(total - double(regression_rows) * log(sigma) - 0.5 * prior - 0.5 * b * b);
+};
+
 bench_case regression_case() {
-    return {"regression", {1, 16, 256, 4096, 16384},
+    return {"regression", powers_of_4,
             [](std::span<const double> x) {
                 const std::size_t n = x.size() - 2;
                 const auto& data = regression_data_for(n);
@@ -160,7 +334,7 @@ bench_case regression_case() {
             [](std::span<const double> x, std::vector<double>& g) {
                 const std::size_t n = x.size() - 2;
                 const auto f = regression_density(regression_data_for(n), n);
-                return unpack_regression(zg::tape::value_and_grad(f, x.first(n), x[n], x[n + 1]),
+                return unpack_regression(recorded_value_and_grad(f, x.first(n), x[n], x[n + 1]),
                                          g);
             },
             nullptr, regression_point};
@@ -189,8 +363,25 @@ std::vector<double> volatility_point(std::size_t n) {
     return x;
 }
 
+const auto volatility_loop = [](auto v, std::span<const double>) {
+    using std::exp, std::log, std::sqrt;
+    using T = typename decltype(v)::value_type;
+    const std::size_t n = v.size() - 3;
+    const auto& y2 = volatility_data_for(n);
+    const T &mu = v[0], &phi = v[1], &sigma = v[2];
+    T total = -log(1.0 + (sigma / 5.0) * (sigma / 5.0)) - log(1.0 + (mu / 10.0) * (mu / 10.0)) -
+              double(n) * log_two_pi;
+    T d = sigma * v[3] / sqrt(1.0 - phi * phi);
+    for (std::size_t t = 0; t < n; ++t) {
+        if (t > 0) d = sigma * v[3 + t] + phi * d;
+        const T h = d + mu;
+        total += -0.5 * (h + y2[t] * exp(-h)) - 0.5 * v[3 + t] * v[3 + t];
+    }
+    return total;
+};
+
 bench_case stochastic_volatility_case() {
-    return {"stochastic_volatility", {1, 16, 256, 4096, 16384},
+    return {"stochastic_volatility", powers_of_4,
             [](std::span<const double> x) {
                 const std::size_t n = x.size() - 3;
                 const auto& y2 = volatility_data_for(n);
@@ -277,7 +468,7 @@ bench_case stochastic_volatility_case() {
                     }
                     return total;
                 };
-                auto result = zg::tape::value_and_grad(f, x[0], x[1], x[2], x.subspan(3));
+                auto result = recorded_value_and_grad(f, x[0], x[1], x[2], x.subspan(3));
                 auto& [dmu, dphi, dsigma, dz] = result.grad;
                 g.assign({dmu, dphi, dsigma});
                 g.insert(g.end(), dz.begin(), dz.end());
@@ -286,8 +477,81 @@ bench_case stochastic_volatility_case() {
             nullptr, volatility_point};
 }
 
+/// The same case written as a scalar loop in tape mode (sum_iter, prod_iter), as a user of a
+/// tape without vector reductions writes it. Expression mode has no runtime loop: its loop form
+/// is the reduction itself, so `expr` is the vectorized case's.
+template <class Loop>
+bench_case as_loop(std::string name, const bench_case& vectorized, Loop loop) {
+    bench_case c = vectorized;
+    c.name = std::move(name);
+    c.tape = [loop](std::span<const double> x, std::vector<double>& g) {
+        return unpack(recorded_value_and_grad(
+                          [&](std::span<const zg::var> v) { return loop(v, x); }, x),
+                      g);
+    };
+    return c;
+}
+
+// ---- Matrix product: x holds two k-by-k matrices A and B (row-major, A first); f is the sum of
+// all entries of A B. Benchmarks are named by k.
+
+std::vector<double> matrix_point(std::size_t k) {
+    std::vector<double> x(2 * k * k);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = in_unit(i);
+    return x;
+}
+
+const auto matrix_product_loop = [](auto v, std::span<const double>) {
+    using T = typename decltype(v)::value_type;
+    const std::size_t k = std::size_t(std::lround(std::sqrt(double(v.size() / 2))));
+    const auto a = v.first(k * k), b = v.subspan(k * k);
+    T total = 0.0;
+    for (std::size_t i = 0; i < k; ++i)
+        for (std::size_t j = 0; j < k; ++j) {
+            T entry = 0.0;
+            for (std::size_t l = 0; l < k; ++l) entry += a[i * k + l] * b[l * k + j];
+            total += entry;
+        }
+    return total;
+};
+
+bench_case matrix_product_case() {
+    bench_case c{"matrix_product", {1, 2, 4, 8, 16, 32, 64, 128},
+                 [](std::span<const double> x) { return matrix_product_loop(x, x); },
+                 // The adjoint of C = A B with every entry's adjoint 1: dA = 1 B^T (each row of
+                 // dA holds B's row sums), dB = A^T 1 (each column of dB holds A's column sums).
+                 [](std::span<const double> x, std::vector<double>& g) {
+                     const double value = matrix_product_loop(x, x);
+                     const std::size_t k = std::size_t(std::lround(std::sqrt(double(x.size() / 2))));
+                     const auto a = x.first(k * k), b = x.subspan(k * k);
+                     for (std::size_t l = 0; l < k; ++l) {
+                         double row_of_b = 0, column_of_a = 0;
+                         for (std::size_t m = 0; m < k; ++m) {
+                             row_of_b += b[l * k + m];
+                             column_of_a += a[m * k + l];
+                         }
+                         for (std::size_t m = 0; m < k; ++m) {
+                             g[m * k + l] = row_of_b;          // dA[m][l]
+                             g[k * k + l * k + m] = column_of_a; // dB[l][m]
+                         }
+                     }
+                     return value;
+                 },
+                 nullptr, // expression mode has no matrices (yet)
+                 [](std::span<const double> x, std::vector<double>& g) {
+                     return unpack(recorded_value_and_grad(
+                                       [&](std::span<const zg::var> v) {
+                                           return matrix_product_loop(v, x);
+                                       },
+                                       x),
+                                   g);
+                 },
+                 nullptr, matrix_point};
+    return c;
+}
+
 std::vector<bench_case> make_cases() {
-    const std::vector<std::size_t> sizes{1, 16, 256, 4096, 16384};
+    const std::vector<std::size_t>& sizes = powers_of_4;
     std::vector<bench_case> cases;
 
     cases.push_back({"sum", sizes,
@@ -309,9 +573,11 @@ std::vector<bench_case> make_cases() {
                      },
                      [](std::span<const double> x, std::vector<double>& g) {
                          return unpack(
-                             zg::tape::value_and_grad([](auto v) { return zg::sum(v); }, x), g);
+                             recorded_value_and_grad([](auto v) { return zg::sum(v); }, x), g);
                      },
                      in_unit});
+    add_loop_modes(cases.back(), sum_loop);
+    cases.push_back(as_loop("sum_iter", cases.back(), sum_loop));
 
     cases.push_back({"prod", sizes,
                      [](std::span<const double> x) {
@@ -339,9 +605,11 @@ std::vector<bench_case> make_cases() {
                      },
                      [](std::span<const double> x, std::vector<double>& g) {
                          return unpack(
-                             zg::tape::value_and_grad([](auto v) { return zg::prod(v); }, x), g);
+                             recorded_value_and_grad([](auto v) { return zg::prod(v); }, x), g);
                      },
                      near_one});
+    add_loop_modes(cases.back(), prod_loop);
+    cases.push_back(as_loop("prod_iter", cases.back(), prod_loop));
 
     cases.push_back({"log_sum_exp", sizes,
                      [](std::span<const double> x) {
@@ -363,10 +631,11 @@ std::vector<bench_case> make_cases() {
                      },
                      [](std::span<const double> x, std::vector<double>& g) {
                          return unpack(
-                             zg::tape::value_and_grad([](auto v) { return zg::log_sum_exp(v); }, x),
+                             recorded_value_and_grad([](auto v) { return zg::log_sum_exp(v); }, x),
                              g);
                      },
                      in_unit});
+    add_loop_modes(cases.back(), log_sum_exp_loop);
 
     const auto normal_term = [](auto y) {
         return -0.5 * square((y - normal_mu) / normal_sigma) + normal_constant;
@@ -396,12 +665,13 @@ std::vector<bench_case> make_cases() {
          },
          [normal_term](std::span<const double> y, std::vector<double>& g) {
              return unpack(
-                 zg::tape::value_and_grad([&](auto v) { return zg::sum(v, normal_term); }, y), g);
+                 recorded_value_and_grad([&](auto v) { return zg::sum(v, normal_term); }, y), g);
          },
          in_unit});
+    add_loop_modes(cases.back(), normal_log_pdf_loop);
 
     cases.push_back(
-        {"pair_sin", {2, 16, 256, 4096, 16384},
+        {"pair_sin", {2, 4, 16, 64, 256, 1024, 4096, 16384},
          [](std::span<const double> x) {
              double s = 0;
              for (std::size_t i = 0; i + 1 < x.size(); ++i) s += x[i] * x[i + 1] + std::sin(x[i]);
@@ -431,7 +701,7 @@ std::vector<bench_case> make_cases() {
                            g);
          },
          [](std::span<const double> x, std::vector<double>& g) {
-             return unpack(zg::tape::value_and_grad(
+             return unpack(recorded_value_and_grad(
                                [](std::span<const zg::var> v) {
                                    zg::var s = 0.0;
                                    for (std::size_t i = 0; i + 1 < v.size(); ++i)
@@ -442,8 +712,15 @@ std::vector<bench_case> make_cases() {
                            g);
          },
          in_unit});
+    add_loop_modes(cases.back(), pair_sin_loop);
+    // Recording 2 n nodes per row of X: the peers stop at n = 1,024 (2 million operations).
     cases.push_back(regression_case());
+    add_loop_modes(cases.back(), regression_loop, 1024);
     cases.push_back(stochastic_volatility_case());
+    add_loop_modes(cases.back(), volatility_loop);
+    // k^3 multiply-adds: the peers stop at k = 64.
+    cases.push_back(matrix_product_case());
+    add_loop_modes(cases.back(), matrix_product_loop, 64);
     return cases;
 }
 
@@ -471,10 +748,12 @@ double relative_error(const std::vector<double>& a, const std::vector<double>& b
 
 void check_against_hand(const std::string& name, const std::string& mode, std::size_t n,
                         double value, const std::vector<double>& gradient, double hand_value,
-                        const std::vector<double>& hand_gradient) {
-    const double error = std::max(relative_error({value}, {hand_value}),
-                                  relative_error(gradient, hand_gradient));
-    if (!(error <= 1e-10)) {
+                        const std::vector<double>& hand_gradient, double tolerance = 1e-10) {
+    const double error = gradient.size() != hand_gradient.size()
+                             ? INFINITY
+                             : std::max(relative_error({value}, {hand_value}),
+                                        relative_error(gradient, hand_gradient));
+    if (!(error <= tolerance)) {
         std::fprintf(stderr, "suite/%s/%s/%zu disagrees with hand: relative error %g\n",
                      name.c_str(), mode.c_str(), n, error);
         std::exit(1);
@@ -499,29 +778,64 @@ void register_case(bench_case c) {
     register_sizes(kept_case);
 }
 
+/// Registers one mode of one case at one size, with the allocations and bytes one call costs
+/// (counted on a call after a first, warming one) as counters.
+void register_mode(const std::string& name, const gradient_function& run,
+                   const std::vector<double>& x) {
+    std::vector<double> g;
+    run(x, g);
+    last_recording = {};
+    const long count = test::allocation_count(), bytes = test::allocated_bytes();
+    {
+        std::vector<double> fresh;
+        run(x, fresh);
+    }
+    const double allocations = double(test::allocation_count() - count);
+    const double allocated = double(test::allocated_bytes() - bytes);
+    const recording_size recording = last_recording;
+    benchmark::RegisterBenchmark(name.c_str(), [run, x, allocations, allocated,
+                                                recording](benchmark::State& state) {
+        for (auto _ : state) {
+            std::vector<double> gradient;
+            benchmark::DoNotOptimize(run(x, gradient));
+            benchmark::DoNotOptimize(gradient.data());
+        }
+        state.counters["allocs"] = allocations;
+        state.counters["bytes"] = allocated;
+        if (recording.nodes != 0) {
+            state.counters["nodes"] = double(recording.nodes);
+            state.counters["bytes_per_node"] = double(recording.bytes) / double(recording.nodes);
+        }
+    });
+}
+
 void register_sizes(const bench_case& c) {
     for (std::size_t n : c.sizes) {
         const auto x = make_point(c, n);
-        std::vector<double> hand, other;
+        std::vector<double> hand;
         const double hand_value = c.hand(x, hand);
-        check_against_hand(c.name, "expr", n, c.expr(x, other), other, hand_value, hand);
-        check_against_hand(c.name, "tape", n, c.tape(x, other), other, hand_value, hand);
+        std::vector<const extra_mode*> modes;
+        const extra_mode own[] = {{"hand", c.hand, n, 0},
+                                  {"expr", c.expr, c.expr ? n : 0, 1e-10},
+                                  {"tape", c.tape, n, 1e-10}};
+        for (const extra_mode& mode : own) modes.push_back(&mode);
+        for (const extra_mode& mode : c.extra) modes.push_back(&mode);
         const std::string prefix = std::string("suite/").append(c.name).append("/");
         const std::string suffix = std::string("/").append(std::to_string(n));
         benchmark::RegisterBenchmark((prefix + "double" + suffix).c_str(),
                                      [&c, x](benchmark::State& state) {
                                          for (auto _ : state) benchmark::DoNotOptimize(c.plain(x));
                                      });
-        for (const auto& [mode, run] :
-             {std::pair{"hand", &c.hand}, std::pair{"expr", &c.expr}, std::pair{"tape", &c.tape}})
-            benchmark::RegisterBenchmark((prefix + mode + suffix).c_str(),
-                                         [run, x](benchmark::State& state) {
-                                             for (auto _ : state) {
-                                                 std::vector<double> g;
-                                                 benchmark::DoNotOptimize((*run)(x, g));
-                                                 benchmark::DoNotOptimize(g.data());
-                                             }
-                                         });
+        for (const extra_mode* mode : modes) {
+            if (n > mode->max_n || x.size() > mode->max_inputs) continue;
+            if (mode->name != "hand") {
+                std::vector<double> gradient;
+                const double value = mode->run(x, gradient);
+                check_against_hand(c.name, mode->name, n, value, gradient, hand_value, hand,
+                                   mode->tolerance);
+            }
+            register_mode(prefix + mode->name + suffix, mode->run, x);
+        }
     }
 }
 
@@ -529,7 +843,7 @@ template <class F>
 void register_small(const std::string& name, F f) {
     const std::array<double, 4> x{0.3, -0.7, 1.1, 0.4};
     const auto expr = zg::value_and_grad(f, x);
-    const auto tape = zg::tape::value_and_grad(f, x);
+    const auto tape = recorded_value_and_grad(f, x);
     const std::vector<double> eg(expr.grad.begin(), expr.grad.end());
     const std::vector<double> tg(tape.grad.begin(), tape.grad.end());
     check_against_hand(name, "tape", 4, tape.value, tg, expr.value, eg);
@@ -554,7 +868,7 @@ void register_small(const std::string& name, F f) {
                                      for (auto _ : state) {
                                          auto y = x;
                                          benchmark::DoNotOptimize(y);
-                                         benchmark::DoNotOptimize(zg::tape::value_and_grad(f, y));
+                                         benchmark::DoNotOptimize(recorded_value_and_grad(f, y));
                                      }
                                  });
 }
@@ -562,7 +876,18 @@ void register_small(const std::string& name, F f) {
 } // namespace
 
 int main(int argc, char** argv) {
-    for (auto& c : make_cases()) register_case(std::move(c));
+    std::vector<bench_case> cases = make_cases();
+#ifdef ZG_HAVE_LIBTORCH
+    const torch_data data{normal_mu, normal_sigma, normal_constant, regression_data_for,
+                          volatility_data_for};
+    auto torch_modes = libtorch_modes(data);
+    for (bench_case& c : cases)
+        if (auto mode = torch_modes.find(c.name); mode != torch_modes.end())
+            // stochastic_volatility runs one small torch operation per time step: up to 4,096.
+            c.extra.push_back({"libtorch", mode->second,
+                               c.name == "stochastic_volatility" ? 4096 : c.sizes.back(), 1e-10});
+#endif
+    for (auto& c : cases) register_case(std::move(c));
     register_small("small_expression", small_expression);
     register_small("small_arithmetic", small_arithmetic);
     benchmark::Initialize(&argc, argv);

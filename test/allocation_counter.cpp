@@ -1,4 +1,5 @@
-// Counts every operator new of the program, so that tests can prove a loop allocates nothing.
+// Counts every operator new of the program and the bytes asked for, so that tests can prove a loop
+// allocates nothing and the benchmark suite can report what a gradient allocates.
 #include "allocation_counter.hpp"
 
 #include <atomic>
@@ -7,12 +8,15 @@
 
 namespace {
 std::atomic<long> allocations{0};
+std::atomic<long> bytes{0};
 } // namespace
 
 long test::allocation_count() { return allocations.load(); }
+long test::allocated_bytes() { return bytes.load(); }
 
 void* operator new(std::size_t size) {
     ++allocations;
+    bytes += static_cast<long>(size);
     if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
     throw std::bad_alloc();
 }

@@ -1,7 +1,10 @@
-// test/allocation_counter.hpp: how many times operator new ran in this test program. The
-// replacement lives in its own translation unit (allocation_counter.cpp), linked into every test.
+// test/allocation_counter.hpp: how many times operator new ran in this program, and for how many
+// bytes. The replacement lives in its own translation unit (allocation_counter.cpp), linked into
+// every test and into the benchmark suite.
 #pragma once
 
 namespace test {
 long allocation_count();
+/// The bytes those operator new calls asked for, in all.
+long allocated_bytes();
 } // namespace test
