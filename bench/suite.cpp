@@ -103,9 +103,10 @@ double unpack(Result&& result, std::vector<double>& out) {
     return result.value;
 }
 
-// ---- Loop forms: each case written once more as a plain loop over a span of any scalar type T,
-// the way a user of an operator-overloading library writes it. Forward mode, finite differences
-// and the peers run these. `x` is the point as doubles (log_sum_exp's shift is chosen from it).
+// ---- Loop forms: each case written as a plain loop over a span of any scalar type T, the way a
+// user of an operator-overloading library writes it. On doubles they are the plain function
+// (`double`); forward mode, finite differences and the peers run them too. `x` is the point as
+// doubles (log_sum_exp's shift is chosen from it).
 
 /// Forward mode, central differences, ADOL-C and Sacado for a case, from its loop form.
 template <class Loop>
@@ -286,22 +287,7 @@ const auto regression_loop = [](auto v, std::span<const double>) {
 
 bench_case regression_case() {
     return {"regression", powers_of_4,
-            [](std::span<const double> x) {
-                const std::size_t n = x.size() - 2;
-                const auto& data = regression_data_for(n);
-                const double b = x[n], sigma = x[n + 1];
-                double total = 0;
-                for (std::size_t r = 0; r < regression_rows; ++r) {
-                    double mean = b;
-                    for (std::size_t j = 0; j < n; ++j) mean += data.X[r * n + j] * x[j];
-                    const double z = (data.y[r] - mean) / sigma;
-                    total += -0.5 * z * z;
-                }
-                double prior = 0;
-                for (std::size_t j = 0; j < n; ++j) prior += x[j] * x[j];
-                return total - double(regression_rows) * std::log(sigma) - 0.5 * prior -
-                       0.5 * b * b;
-            },
+            [](std::span<const double> x) { return regression_loop(x, x); },
             [](std::span<const double> x, std::vector<double>& g) {
                 const std::size_t n = x.size() - 2;
                 const auto& data = regression_data_for(n);
@@ -382,21 +368,7 @@ const auto volatility_loop = [](auto v, std::span<const double>) {
 
 bench_case stochastic_volatility_case() {
     return {"stochastic_volatility", powers_of_4,
-            [](std::span<const double> x) {
-                const std::size_t n = x.size() - 3;
-                const auto& y2 = volatility_data_for(n);
-                const double mu = x[0], phi = x[1], sigma = x[2];
-                const auto z = x.subspan(3);
-                double total = -std::log1p(square(sigma / 5)) - std::log1p(square(mu / 10)) -
-                               double(n) * log_two_pi;
-                double d = sigma * z[0] / std::sqrt(1 - phi * phi);
-                for (std::size_t t = 0; t < n; ++t) {
-                    if (t > 0) d = sigma * z[t] + phi * d;
-                    const double h = d + mu;
-                    total += -0.5 * (h + y2[t] * std::exp(-h)) - 0.5 * z[t] * z[t];
-                }
-                return total;
-            },
+            [](std::span<const double> x) { return volatility_loop(x, x); },
             [](std::span<const double> x, std::vector<double>& g) {
                 const std::size_t n = x.size() - 3;
                 const auto& y2 = volatility_data_for(n);
@@ -554,12 +526,7 @@ std::vector<bench_case> make_cases() {
     const std::vector<std::size_t>& sizes = powers_of_4;
     std::vector<bench_case> cases;
 
-    cases.push_back({"sum", sizes,
-                     [](std::span<const double> x) {
-                         double s = 0;
-                         for (double xi : x) s += xi;
-                         return s;
-                     },
+    cases.push_back({"sum", sizes, [](std::span<const double> x) { return sum_loop(x, x); },
                      [](std::span<const double> x, std::vector<double>& g) {
                          double s = 0;
                          for (std::size_t i = 0; i < x.size(); ++i) {
@@ -579,12 +546,7 @@ std::vector<bench_case> make_cases() {
     add_loop_modes(cases.back(), sum_loop);
     cases.push_back(as_loop("sum_iter", cases.back(), sum_loop));
 
-    cases.push_back({"prod", sizes,
-                     [](std::span<const double> x) {
-                         double p = 1;
-                         for (double xi : x) p *= xi;
-                         return p;
-                     },
+    cases.push_back({"prod", sizes, [](std::span<const double> x) { return prod_loop(x, x); },
                      [](std::span<const double> x, std::vector<double>& g) {
                          // Prefix products forward, suffix products backward: no division.
                          double p = 1;
@@ -612,12 +574,7 @@ std::vector<bench_case> make_cases() {
     cases.push_back(as_loop("prod_iter", cases.back(), prod_loop));
 
     cases.push_back({"log_sum_exp", sizes,
-                     [](std::span<const double> x) {
-                         double m = -INFINITY, s = 0;
-                         for (double xi : x) m = std::max(m, xi);
-                         for (double xi : x) s += std::exp(xi - m);
-                         return m + std::log(s);
-                     },
+                     [](std::span<const double> x) { return log_sum_exp_loop(x, x); },
                      [](std::span<const double> x, std::vector<double>& g) {
                          double m = -INFINITY, s = 0;
                          for (double xi : x) m = std::max(m, xi);
@@ -642,14 +599,7 @@ std::vector<bench_case> make_cases() {
     };
     cases.push_back(
         {"normal_log_pdf", sizes,
-         [](std::span<const double> y) {
-             double s = 0;
-             for (double yi : y) {
-                 const double z = (yi - normal_mu) / normal_sigma;
-                 s += -0.5 * z * z + normal_constant;
-             }
-             return s;
-         },
+         [](std::span<const double> y) { return normal_log_pdf_loop(y, y); },
          [](std::span<const double> y, std::vector<double>& g) {
              double s = 0;
              for (std::size_t i = 0; i < y.size(); ++i) {
@@ -672,11 +622,7 @@ std::vector<bench_case> make_cases() {
 
     cases.push_back(
         {"pair_sin", {2, 4, 16, 64, 256, 1024, 4096, 16384},
-         [](std::span<const double> x) {
-             double s = 0;
-             for (std::size_t i = 0; i + 1 < x.size(); ++i) s += x[i] * x[i + 1] + std::sin(x[i]);
-             return s;
-         },
+         [](std::span<const double> x) { return pair_sin_loop(x, x); },
          [](std::span<const double> x, std::vector<double>& g) {
              const std::size_t n = x.size();
              double s = 0;
