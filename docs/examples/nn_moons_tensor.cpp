@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
     const zg::nn::dataset data = zg::nn::make_moons(100, 0.1, 1337);
     const tensor x = zg::nn::to_tensor(data); // [100, 2]
     const zg::nn::mlp_t<tensor> model(2, {16, 16, 2}, zg::nn::activation::relu, 1337);
-    zg::nn::adam_t optimizer(model.parameters(), {.learning_rate = 0.02});
+    zg::nn::adam optimizer(model.parameters(), {.learning_rate = 0.02});
     std::printf("two moons: %zu points, noise 0.1; tensor mlp 2-16-16-2, %zu parameters\n",
                 data.size(), model.parameter_count());
 

@@ -176,7 +176,7 @@ TEST_CASE("two moons on tensors: adam to 100% training accuracy, nothing allocat
     const zg::nn::dataset data = zg::nn::make_moons(100, 0.1, 1);
     const tensor x = zg::nn::to_tensor(data);
     const zg::nn::mlp_t<tensor> model(2, {16, 16, 2}, activation::relu, 1);
-    zg::nn::adam_t optimizer(model.parameters(), {.learning_rate = 0.02});
+    zg::nn::adam_t optimizer(model.parameters(), {.learning_rate = 0.02}); // deduced
     static_assert(std::is_same_v<decltype(optimizer), zg::nn::adam_t<tensor>>);
 
     long allocations_after_warm_up = 0;
@@ -210,4 +210,45 @@ TEST_CASE("a model made inside a scope loses its parameters with it") {
         lost = zg::nn::mlp_t<tensor>(2, {4, 1}).parameters();
     }
     CHECK_THROWS_AS((void)lost.front().data(), zg::dangling_var);
+}
+
+TEST_CASE("zg::nn::sgd and zg::nn::adam take tensor parameters, and a bare learning rate") {
+    const zg::nn::linear layer(3, 2, 4);
+    const tensor x = tensor::from({0.5, -1, 2, 1, 0, -0.5}, {2, 3});
+    const auto loss_of = [&] { return zg::nn::cross_entropy(layer(x), {0, 1}); };
+    const std::vector<double> w0(layer.weight().data().begin(), layer.weight().data().end());
+
+    SUBCASE("sgd: p -= learning_rate * grad") {
+        zg::nn::sgd optimizer(layer.parameters(), 0.5);
+        CHECK(optimizer.options().learning_rate == 0.5);
+        tensor::scope step;
+        optimizer.zero_grad();
+        loss_of().backward();
+        const std::vector<double> g(layer.weight().grad().begin(), layer.weight().grad().end());
+        optimizer.step();
+        for (std::size_t i = 0; i < w0.size(); ++i)
+            CHECK(layer.weight().data()[i] == w0[i] - 0.5 * g[i]);
+        CHECK(optimizer.as<tensor>().parameters().size() == 2);
+    }
+    SUBCASE("adam: the first step moves each weight by the learning rate against its gradient") {
+        zg::nn::adam optimizer(layer.parameters(), {.learning_rate = 0.01});
+        tensor::scope step;
+        optimizer.zero_grad();
+        loss_of().backward();
+        const std::vector<double> g(layer.weight().grad().begin(), layer.weight().grad().end());
+        optimizer.step();
+        for (std::size_t i = 0; i < w0.size(); ++i) // m / sqrt(v) is sign(g) at step 1
+            CHECK(layer.weight().data()[i] ==
+                  doctest::Approx(w0[i] - 0.01 * (g[i] > 0 ? 1 : -1)).epsilon(1e-6));
+    }
+    SUBCASE("the same names on zg::var parameters") {
+        const zg::var p = 2.0;
+        zg::nn::sgd optimizer({p}, 0.25);
+        p.grad() = 4.0;
+        optimizer.step();
+        CHECK(p.data() == 1.0);
+        zg::nn::adam adam({p}, 0.125);
+        CHECK(adam.options().learning_rate == 0.125);
+        CHECK(adam.options().beta1 == 0.9);
+    }
 }

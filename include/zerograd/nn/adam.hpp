@@ -3,7 +3,9 @@
 
 #include "zerograd/core/error.hpp"
 #include "zerograd/nn/parameter.hpp"
+#include "zerograd/nn/var_or_tensor.hpp"
 #include "zerograd/tape/var.hpp"
+#include "zerograd/tensor/tensor.hpp"
 
 #include <cmath>
 #include <cstddef>
@@ -24,7 +26,8 @@ struct adam_options {
     double weight_decay = 0; // L2 added to the gradient (Adam's, not AdamW's decoupled decay)
 };
 
-/// Adam over parameters of type P (zg::var; later tensors). At step t, as PyTorch computes it:
+/// Adam over parameters of type P (zg::var, zg::tensor, any trainable type). At step t, as
+/// PyTorch computes it:
 ///
 ///     g = grad + weight_decay * p
 ///     m = beta1 * m + (1 - beta1) * g
@@ -47,6 +50,9 @@ public:
           m_(detail::element_count(parameters_)), v_(m_.size()) {
         check(options_);
     }
+    /// Default options but the learning rate, as `torch.optim.Adam(params, lr)`.
+    adam_t(std::vector<P> parameters, double learning_rate)
+        : adam_t(std::move(parameters), adam_options{.learning_rate = learning_rate}) {}
 
     /// Updates every parameter from its gradient.
     void step() {
@@ -100,7 +106,8 @@ private:
     std::int64_t steps_ = 0;
 };
 
-/// adam over zg::var parameters, the common case.
-using adam = adam_t<var>;
+/// adam over a model's parameters, zg::var (micrograd's mlp) or zg::tensor (linear,
+/// mlp_t<zg::tensor>): `zg::nn::adam optimizer(model.parameters(), {.learning_rate = 0.01})`.
+using adam = detail::var_or_tensor_optimizer<adam_t<var>, adam_t<tensor>, adam_options>;
 
 } // namespace zg::nn

@@ -4,7 +4,9 @@
 
 #include "zerograd/core/error.hpp"
 #include "zerograd/nn/parameter.hpp"
+#include "zerograd/nn/var_or_tensor.hpp"
 #include "zerograd/tape/var.hpp"
+#include "zerograd/tensor/tensor.hpp"
 
 #include <cstddef>
 #include <span>
@@ -23,8 +25,8 @@ struct sgd_options {
     bool nesterov = false;
 };
 
-/// Stochastic gradient descent over parameters of type P (zg::var; later tensors), PyTorch's
-/// update: with g = grad + weight_decay * p, the buffer b = g at the first step and
+/// Stochastic gradient descent over parameters of type P (zg::var, zg::tensor, any trainable
+/// type), PyTorch's update: with g = grad + weight_decay * p, the buffer b = g at the first step and
 /// b = momentum * b + (1 - dampening) * g after; then p -= learning_rate * d with d = b, or
 /// d = g + momentum * b with Nesterov, or d = g without momentum.
 ///
@@ -47,6 +49,9 @@ public:
           buffers_(detail::element_count(parameters_)) {
         check(options_);
     }
+    /// Default options but the learning rate, as `torch.optim.SGD(params, lr)`.
+    sgd_t(std::vector<P> parameters, double learning_rate)
+        : sgd_t(std::move(parameters), sgd_options{.learning_rate = learning_rate}) {}
 
     /// Updates every parameter from its gradient.
     void step() {
@@ -96,7 +101,8 @@ private:
     bool started_ = false;        // whether the buffers hold a first gradient
 };
 
-/// sgd over zg::var parameters, the common case.
-using sgd = sgd_t<var>;
+/// sgd over a model's parameters, zg::var (micrograd's mlp) or zg::tensor (linear,
+/// mlp_t<zg::tensor>): `zg::nn::sgd optimizer(model.parameters(), {.learning_rate = 0.01})`.
+using sgd = detail::var_or_tensor_optimizer<sgd_t<var>, sgd_t<tensor>, sgd_options>;
 
 } // namespace zg::nn
