@@ -33,8 +33,8 @@ struct problem {
     std::vector<int> labels;
 
     problem(std::string name_, std::size_t batch_, std::vector<std::size_t> sizes_)
-        : name(std::move(name_)), batch(batch_), sizes(std::move(sizes_)),
-          x(batch * sizes.front()), labels(batch) {
+        : name(std::move(name_)), batch(batch_), sizes(std::move(sizes_)), x(batch * sizes.front()),
+          labels(batch) {
         for (std::size_t i = 0; i < x.size(); ++i)
             x[i] = std::sin(0.37 * double(i) + 0.1);
         for (std::size_t b = 0; b < batch; ++b)
@@ -169,8 +169,8 @@ struct torch_model {
             parameters.push_back(weights.back());
             parameters.push_back(biases.back());
         }
-        optimizer = std::make_unique<torch::optim::SGD>(
-            parameters, torch::optim::SGDOptions(learning_rate));
+        optimizer = std::make_unique<torch::optim::SGD>(parameters,
+                                                        torch::optim::SGDOptions(learning_rate));
     }
 
     double step() {

@@ -494,7 +494,7 @@ bench_case matrix_product_case() {
                  // dA holds B's row sums), dB = A^T 1 (each column of dB holds A's column sums).
                  [](std::span<const double> x, std::vector<double>& g) {
                      const double value = matrix_product_loop(x, x);
-                     const std::size_t k = std::size_t(std::lround(std::sqrt(double(x.size() / 2))));
+                     const auto k = std::size_t(std::lround(std::sqrt(double(x.size() / 2))));
                      const auto a = x.first(k * k), b = x.subspan(k * k);
                      for (std::size_t l = 0; l < k; ++l) {
                          double row_of_b = 0, column_of_a = 0;

@@ -59,15 +59,14 @@ std::map<std::string, gradient_function> libtorch_modes(const torch_data& data) 
     modes["regression"] = whole([&data](const torch::Tensor& x) {
         const auto n = x.size(0) - 2;
         const auto& [X, y] = data.regression(std::size_t(n));
-        const torch::Tensor design =
-            torch::from_blob(const_cast<double*>(X.data()), {std::int64_t(y.size()), n},
-                             torch::kFloat64);
-        const torch::Tensor targets = torch::from_blob(
-            const_cast<double*>(y.data()), {std::int64_t(y.size())}, torch::kFloat64);
+        const torch::Tensor design = torch::from_blob(const_cast<double*>(X.data()),
+                                                      {std::int64_t(y.size()), n}, torch::kFloat64);
+        const torch::Tensor targets = torch::from_blob(const_cast<double*>(y.data()),
+                                                       {std::int64_t(y.size())}, torch::kFloat64);
         const torch::Tensor w = x.slice(0, 0, n), b = x[n], sigma = x[n + 1];
         const torch::Tensor z = (targets - torch::mv(design, w) - b) / sigma;
-        return -0.5 * (z * z).sum() - double(y.size()) * torch::log(sigma) -
-               0.5 * (w * w).sum() - 0.5 * b * b;
+        return -0.5 * (z * z).sum() - double(y.size()) * torch::log(sigma) - 0.5 * (w * w).sum() -
+               0.5 * b * b;
     });
     modes["stochastic_volatility"] = whole([&data](const torch::Tensor& x) {
         const auto n = x.size(0) - 3;
@@ -75,10 +74,11 @@ std::map<std::string, gradient_function> libtorch_modes(const torch_data& data) 
         const torch::Tensor mu = x[0], phi = x[1], sigma = x[2], z = x.slice(0, 3);
         // The recurrence is sequential: one small operation per time step.
         std::vector<torch::Tensor> d{sigma * z[0] / torch::sqrt(1 - phi * phi)};
-        for (std::int64_t t = 1; t < n; ++t) d.push_back(sigma * z[t] + phi * d.back());
+        for (std::int64_t t = 1; t < n; ++t)
+            d.push_back(sigma * z[t] + phi * d.back());
         const torch::Tensor h = torch::stack(d) + mu;
-        const torch::Tensor squares = torch::from_blob(const_cast<double*>(y2.data()), {n},
-                                                       torch::kFloat64);
+        const torch::Tensor squares =
+            torch::from_blob(const_cast<double*>(y2.data()), {n}, torch::kFloat64);
         return (-0.5 * (h + squares * torch::exp(-h))).sum() - 0.5 * (z * z).sum() -
                torch::log1p((sigma / 5) * (sigma / 5)) - torch::log1p((mu / 10) * (mu / 10)) -
                double(n) * std::log(2 * std::numbers::pi);

@@ -58,10 +58,11 @@ int main(int argc, char** argv) {
     for (int row = 0; row < moons_plot::rows; ++row)
         for (int column = 0; column < moons_plot::columns; ++column) {
             zg::tape::scope cell; // each evaluation's nodes are reclaimed at once
-            positive.push_back(
-                model.scalar({moons_plot::cell_x(column), moons_plot::cell_y(row)}) > 0);
+            positive.push_back(model.scalar({moons_plot::cell_x(column), moons_plot::cell_y(row)}) >
+                               0);
         }
     moons_plot::write(folder + "nn_moons_boundary.svg", moons_plot::boundary_svg(positive, data));
-    moons_plot::write(folder + "nn_moons_loss.svg", moons_plot::loss_svg(losses, "hinge loss + L2"));
+    moons_plot::write(folder + "nn_moons_loss.svg",
+                      moons_plot::loss_svg(losses, "hinge loss + L2"));
     std::printf("wrote nn_moons_boundary.svg and nn_moons_loss.svg\n");
 }

@@ -49,8 +49,7 @@ public:
         if (shape.rank() == 0 || shape[shape.rank() - 1] != inputs())
             throw shape_error("zg::nn::linear: an input of shape " + shape.to_string() +
                               " given to a layer of " + std::to_string(inputs()) +
-                              " inputs (its last axis must have " + std::to_string(inputs()) +
-                              ")");
+                              " inputs (its last axis must have " + std::to_string(inputs()) + ")");
         return matmul(x, weight_) + bias_;
     }
 

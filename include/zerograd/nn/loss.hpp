@@ -73,7 +73,9 @@ var mse(std::span<const var> predictions, const R& targets) {
 template <detail::number_range R>
 var hinge(std::span<const var> scores, const R& labels) {
     detail::check_batch("hinge", scores.size(), std::ranges::size(labels));
-    const auto margin = [&](std::size_t i) { return relu(1.0 - detail::sign(labels, i) * scores[i]); };
+    const auto margin = [&](std::size_t i) {
+        return relu(1.0 - detail::sign(labels, i) * scores[i]);
+    };
     var total = margin(0);
     for (std::size_t i = 1; i < scores.size(); ++i)
         total = total + margin(i);

@@ -26,9 +26,9 @@ struct sgd_options {
 };
 
 /// Stochastic gradient descent over parameters of type P (zg::var, zg::tensor, any trainable
-/// type), PyTorch's update: with g = grad + weight_decay * p, the buffer b = g at the first step and
-/// b = momentum * b + (1 - dampening) * g after; then p -= learning_rate * d with d = b, or
-/// d = g + momentum * b with Nesterov, or d = g without momentum.
+/// type), PyTorch's update: with g = grad + weight_decay * p, the buffer b = g at the first step
+/// and b = momentum * b + (1 - dampening) * g after; then p -= learning_rate * d with d = b, or d =
+/// g + momentum * b with Nesterov, or d = g without momentum.
 ///
 /// The momentum buffers are allocated when the optimizer is made, so step() and zero_grad()
 /// allocate nothing. The optimizer keeps copies of the handles, which name the model's own

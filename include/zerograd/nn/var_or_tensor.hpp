@@ -5,6 +5,7 @@
 #include "zerograd/tape/var.hpp"
 #include "zerograd/tensor/tensor.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -48,8 +49,7 @@ public:
     }
 
     /// How many steps have been taken: adam's t, in its bias corrections.
-    std::int64_t steps() const
-        requires requires(const ForVars& optimizer) { optimizer.steps(); }
+    std::int64_t steps() const requires requires(const ForVars& optimizer) { optimizer.steps(); }
     {
         return std::visit([](const auto& optimizer) { return optimizer.steps(); }, optimizer_);
     }
@@ -57,7 +57,10 @@ public:
     /// The optimizer for one parameter type, say to read its parameters() or adam's steps().
     template <class P>
     auto& as() {
-        return std::get<std::is_same_v<P, var> ? 0 : 1>(optimizer_);
+        static_assert(std::is_same_v<P, var> || std::is_same_v<P, tensor>,
+                      "zg::nn optimizer as<P>(): P is zg::var or zg::tensor");
+        constexpr std::size_t index = std::is_same_v<P, var> ? 0 : 1;
+        return std::get<index>(optimizer_);
     }
 
 private:
