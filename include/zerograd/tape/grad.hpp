@@ -19,16 +19,20 @@ namespace zg::tape {
 
 namespace detail {
 
-/// One argument's leaves: a var for a number, a vector of vars for a range of doubles.
+/// One argument's leaves: a var for a number, a vector of vars (recorded at consecutive
+/// indices, all at once) for a range of doubles.
 template <class A>
 auto make_leaves(basic_tape<double>& tape, const A& argument) {
     if constexpr (zg::detail::scalar_argument<A>) {
         return var(tape, static_cast<double>(argument));
     } else {
+        const double* values = std::ranges::data(argument);
+        const std::size_t count = std::ranges::size(argument);
+        const auto first = tape.record_leaves(values, count);
         std::vector<var> leaves;
-        leaves.reserve(std::ranges::size(argument));
-        for (double x : argument)
-            leaves.emplace_back(tape, x);
+        leaves.reserve(count);
+        for (std::size_t k = 0; k < count; ++k)
+            leaves.push_back(var_access::at(tape, first + static_cast<std::uint32_t>(k)));
         return leaves;
     }
 }
@@ -39,10 +43,10 @@ inline std::span<const var> as_argument(const std::vector<var>& leaves) { return
 
 inline double gradient_of(const var& leaf) { return leaf.grad(); }
 inline std::vector<double> gradient_of(const std::vector<var>& leaves) {
-    std::vector<double> gradient(leaves.size());
-    for (std::size_t i = 0; i < leaves.size(); ++i)
-        gradient[i] = leaves[i].grad();
-    return gradient;
+    if (leaves.empty()) return {};
+    // The leaves are consecutive nodes: their adjoints are one contiguous run.
+    const double* adjoints = leaves.front().tape().adjoints_from(leaves.front().index());
+    return std::vector<double>(adjoints, adjoints + leaves.size());
 }
 
 template <class R>

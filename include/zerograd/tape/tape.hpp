@@ -17,13 +17,14 @@
 
 namespace zg::tape {
 
-/// Records a program as nodes in three arenas: per node its value, a stamp, its operation and
-/// its number of operands (16 bytes for double); per operand the local partial derivative and
-/// the operand's node index (12 bytes). Partials are computed when an operation is recorded, so
-/// the reverse sweep is a plain loop of multiply-adds in reverse recording order: a valid
-/// topological order, walked with no recursion and no revisiting. Adjoints live in a fourth
-/// array that is zeroed in bulk when a sweep (or a grad() read) first needs it, which keeps
-/// recording to two streams of stores.
+/// Records a program in arrays indexed by node: its value, a stamp, its operation and number of
+/// operands (14 bytes for double), and per operand the local partial derivative and the
+/// operand's node index (12 bytes). Partials are computed when an operation is recorded, so the
+/// reverse sweep is a plain loop of multiply-adds in reverse recording order: a valid
+/// topological order, walked with no recursion and no revisiting. The sweep reads only the
+/// 2-byte operation-and-arity entries of the node arrays, so it streams through few bytes.
+/// Adjoints live in their own array, zeroed in bulk when a sweep (or a grad() read) first needs
+/// it, so recording does not write it.
 ///
 /// Memory is reclaimed by rewinding to a mark (see basic_scope): the arenas keep their capacity,
 /// so a training loop that records and rewinds each step allocates nothing after warm-up. Each
@@ -41,7 +42,9 @@ public:
     basic_tape(const basic_tape&) = delete;
     basic_tape& operator=(const basic_tape&) = delete;
     ~basic_tape() {
-        std::free(nodes_);
+        std::free(values_);
+        std::free(stamps_);
+        std::free(shapes_);
         std::free(adjoints_);
         std::free(partials_);
         std::free(operands_);
@@ -53,12 +56,12 @@ public:
     std::size_t operand_count() const { return operand_count_; }
     /// Bytes held by the arenas, used or not.
     std::size_t capacity_bytes() const {
-        return node_capacity_ * (sizeof(node) + sizeof(T)) +
+        return node_capacity_ * node_bytes +
                operand_capacity_ * (sizeof(T) + sizeof(index_type));
     }
     /// Bytes the recorded nodes, their adjoints and their operands take.
     std::size_t bytes_used() const {
-        return size_ * (sizeof(node) + sizeof(T)) +
+        return size_ * node_bytes +
                operand_count_ * (sizeof(T) + sizeof(index_type));
     }
     /// The stamp given to nodes recorded now.
@@ -66,39 +69,53 @@ public:
 
     /// Whether node i exists and is the one recorded under `stamp` (not reclaimed since).
     bool holds(index_type i, std::uint32_t stamp) const {
-        return i < size_ && nodes_[i].stamp == stamp;
+        return i < size_ && stamps_[i] == stamp;
     }
 
-    T& value(index_type i) { return nodes_[i].value; }
+    T& value(index_type i) { return values_[i]; }
     T& adjoint(index_type i) {
         if (i >= zeroed_) [[unlikely]]
             zero_new_adjoints();
         return adjoints_[i];
     }
-    op_id op(index_type i) const { return nodes_[i].op; }
+    op_id op(index_type i) const { return shapes_[i].op; }
     /// How many operands node i has (0 for leaves).
-    index_type arity(index_type i) const { return nodes_[i].arity; }
+    index_type arity(index_type i) const { return shapes_[i].arity; }
     /// An operand entry: the operand's index and the partial derivative by it. Node i's entries
     /// start at the sum of the arities of the nodes before it.
     index_type operand(std::size_t position) const { return operands_[position]; }
     const T& partial(std::size_t position) const { return partials_[position]; }
 
     /// Records an input (or a constant): a node with no operands.
-    index_type record_leaf(const T& value) { return push(op_id::leaf, value, 0); }
+    index_type record_leaf(const T& value) { return push<0>(op_id::leaf, value, {}, {}); }
+
+    /// Records one input per value, at consecutive indices; returns the first.
+    index_type record_leaves(const T* values, std::size_t count) {
+        if (size_ + count > node_capacity_) [[unlikely]]
+            grow_nodes(size_ + count);
+        const index_type first = size_;
+        std::copy_n(values, count, values_ + first);
+        std::fill_n(stamps_ + first, count, stamp_);
+        std::fill_n(shapes_ + first, count, node_shape{op_id::leaf, 0});
+        size_ = static_cast<index_type>(first + count);
+        return first;
+    }
 
     /// Records y = op(x) with local partial dy/dx.
     index_type record(op_id op, const T& y, index_type x, const T& dx) {
-        const index_type i = push(op, y, 1);
-        put_operand(x, dx);
-        return i;
+        return push<1>(op, y, {x}, {dx});
     }
 
     /// Records y = op(l, r) with local partials dy/dl and dy/dr.
     index_type record(op_id op, const T& y, index_type l, const T& dl, index_type r, const T& dr) {
-        const index_type i = push(op, y, 2);
-        put_operand(l, dl);
-        put_operand(r, dr);
-        return i;
+        return push<2>(op, y, {l, r}, {dl, dr});
+    }
+
+    /// The adjoints of nodes first, first + 1, ...: read after a sweep, as zg::tape::grad does
+    /// for its leaves.
+    const T* adjoints_from(index_type first) {
+        zero_new_adjoints();
+        return adjoints_ + first;
     }
 
     /// The reverse sweep from `root`: zeroes the adjoints that an earlier sweep left in
@@ -144,13 +161,13 @@ private:
     void sweep(index_type root, index_type floor) {
         zero_new_adjoints();
         for (index_type i = floor, end = std::min<index_type>(root + 1, swept_end_); i < end; ++i)
-            if (nodes_[i].arity != 0) adjoints_[i] = T(0);
+            if (shapes_[i].arity != 0) adjoints_[i] = T(0);
         adjoints_[root] += T(1);
 
         std::size_t position = operand_count_;
         for (index_type i = size_; --i > root;)
-            position -= nodes_[i].arity;
-        const node* nodes = nodes_;
+            position -= shapes_[i].arity;
+        const node_shape* shapes = shapes_;
         T* adjoints = adjoints_;
         const T* partials = partials_;
         const index_type* operands = operands_;
@@ -159,15 +176,24 @@ private:
         // store-to-load latency on the sweep's critical path.
         T carry(0);
         for (index_type i = root + 1; i-- > floor;) {
-            const index_type arity = nodes[i].arity;
-            position -= arity;
+            const index_type arity = shapes[i].arity;
             const T a = adjoints[i] + carry;
             carry = T(0);
             adjoints[i] = a;
+            if (arity == 0) continue;
+            position -= arity;
             // Skipping zero adjoints keeps an infinite partial on a path that does not reach
             // the root (say log at 0 under relu's dead side) from turning 0 into NaN.
-            if (arity == 0 || zg::detail::is_zero(a)) continue;
-            for (index_type k = 0; k < arity; ++k) {
+            if (zg::detail::is_zero(a)) continue;
+            // The first operand's contribution is assigned to the carry, not added to a zero:
+            // one addition less on the chain from one node's adjoint to the next.
+            const index_type first = operands[position];
+            const T contribution = partials[position] * a;
+            if (first + 1 == i)
+                carry = contribution;
+            else if (!Floored || first >= floor)
+                adjoints[first] += contribution;
+            for (index_type k = 1; k < arity; ++k) {
                 const index_type operand = operands[position + k];
                 const T contribution = partials[position + k] * a;
                 if (operand + 1 == i)
@@ -180,25 +206,39 @@ private:
         swept_end_ = std::max<index_type>(swept_end_, root + 1);
     }
 
-    struct node {
-        T value;
-        std::uint32_t stamp;
+    struct node_shape {
         op_id op;
         std::uint8_t arity;
     };
+    static constexpr std::size_t node_bytes =
+        sizeof(T) + sizeof(std::uint32_t) + sizeof(node_shape) + sizeof(T); // with the adjoint
 
-    index_type push(op_id op, const T& value, std::uint8_t arity) {
-        if (size_ == node_capacity_ || operand_count_ + arity > operand_capacity_) [[unlikely]]
-            grow(arity);
-        const index_type i = size_++;
-        nodes_[i] = node{value, stamp_, op, arity};
+    // Every member is read into a local and written back before the arenas are stored to:
+    // operand indices are uint32 like size_, so a store through operands_ could otherwise make
+    // the compiler reload each member after it.
+    template <std::size_t Arity>
+    index_type push(op_id op, const T& value, const index_type (&operands)[Arity + (Arity == 0)],
+                    const T (&partials)[Arity + (Arity == 0)]) {
+        if (size_ == node_capacity_ || operand_count_ + Arity > operand_capacity_) [[unlikely]]
+            grow(Arity);
+        const index_type i = size_;
+        const std::size_t position = operand_count_;
+        T* const values = values_;
+        std::uint32_t* const stamps = stamps_;
+        node_shape* const shapes = shapes_;
+        T* const partials_out = partials_;
+        index_type* const operands_out = operands_;
+        const std::uint32_t stamp = stamp_;
+        size_ = i + 1;
+        operand_count_ = position + Arity;
+        values[i] = value;
+        stamps[i] = stamp;
+        shapes[i] = node_shape{op, std::uint8_t(Arity)};
+        for (std::size_t k = 0; k < Arity; ++k) {
+            partials_out[position + k] = partials[k];
+            operands_out[position + k] = operands[k];
+        }
         return i;
-    }
-
-    void put_operand(index_type x, const T& partial) {
-        partials_[operand_count_] = partial;
-        operands_[operand_count_] = x;
-        ++operand_count_;
     }
 
     void zero_new_adjoints() {
@@ -206,27 +246,36 @@ private:
         zeroed_ = size_;
     }
 
-    // Geometric growth; realloc lets glibc move large arenas by remapping pages.
+    // Geometric growth; realloc lets glibc move large arenas by remapping pages. The capacity is
+    // raised only once every array has grown, so a failed allocation leaves the tape usable.
     [[gnu::noinline]] void grow(std::size_t arity) {
-        constexpr std::size_t limit = std::numeric_limits<index_type>::max();
-        if (size_ == node_capacity_) {
-            if (node_capacity_ == limit)
-                throw error("zg::tape: a tape holds at most 4294967295 nodes; use zg::tape::scope "
-                            "to reclaim finished steps");
-            node_capacity_ = std::min(limit, std::max<std::size_t>(1024, node_capacity_ * 2));
-            reallocate(nodes_, node_capacity_);
-            reallocate(adjoints_, node_capacity_);
-        }
+        if (size_ == node_capacity_) grow_nodes(std::size_t(size_) + 1);
         if (operand_count_ + arity > operand_capacity_) {
             if (operand_count_ + arity > limit)
                 throw error("zg::tape: a tape holds at most 4294967295 operands; use "
                             "zg::tape::scope to reclaim finished steps");
-            operand_capacity_ = std::min(limit, std::max<std::size_t>({2048, operand_capacity_ * 2,
-                                                                       operand_count_ + arity}));
-            reallocate(partials_, operand_capacity_);
-            reallocate(operands_, operand_capacity_);
+            const std::size_t capacity = std::min(
+                limit, std::max<std::size_t>({2048, operand_capacity_ * 2, operand_count_ + arity}));
+            reallocate(partials_, capacity);
+            reallocate(operands_, capacity);
+            operand_capacity_ = capacity;
         }
     }
+
+    [[gnu::noinline]] void grow_nodes(std::size_t needed) {
+        if (needed > limit)
+            throw error("zg::tape: a tape holds at most 4294967295 nodes; use zg::tape::scope "
+                        "to reclaim finished steps");
+        const std::size_t capacity =
+            std::min(limit, std::max<std::size_t>({1024, node_capacity_ * 2, needed}));
+        reallocate(values_, capacity);
+        reallocate(stamps_, capacity);
+        reallocate(shapes_, capacity);
+        reallocate(adjoints_, capacity);
+        node_capacity_ = capacity;
+    }
+
+    static constexpr std::size_t limit = std::numeric_limits<index_type>::max();
 
     template <class U>
     static void reallocate(U*& data, std::size_t count) {
@@ -235,7 +284,9 @@ private:
         data = static_cast<U*>(grown);
     }
 
-    node* nodes_ = nullptr;
+    T* values_ = nullptr;
+    std::uint32_t* stamps_ = nullptr;
+    node_shape* shapes_ = nullptr;
     T* adjoints_ = nullptr;
     T* partials_ = nullptr;
     index_type* operands_ = nullptr;

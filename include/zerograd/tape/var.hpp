@@ -13,9 +13,14 @@
 #include <cstdint>
 #include <ostream>
 #include <string> // messages of errors
+#include <string_view>
 #include <type_traits>
 
 namespace zg::tape {
+
+namespace detail {
+struct var_access;
+} // namespace detail
 
 /// A scalar whose operations are recorded on a tape, micrograd's Value grown up: `data()` and
 /// `grad()` are the node's value and adjoint, `backward()` runs the reverse sweep.
@@ -85,9 +90,7 @@ public:
     friend basic_var record(const Op& op, const basic_var& l, const basic_var& r) {
         tape_type& tape = l.checked_tape();
         if (&tape != &r.checked_tape()) [[unlikely]]
-            throw error(std::string("zg::tape: operation ") + std::string(Op::name) +
-                        " mixes variables of two tapes (two threads?); each thread must make "
-                        "its own variables");
+            throw_two_tapes(Op::name);
         const T lv = tape.value(l.index_), rv = tape.value(r.index_);
         const T y = op.value(lv, rv);
         zg::detail::check_result(op, y, lv, rv);
@@ -119,12 +122,25 @@ private:
     basic_var(tape_type& tape, index_type index)
         : tape_(&tape), index_(index), stamp_(tape.stamp()) {}
 
+    friend struct detail::var_access;
+
+    // Variables recorded since the tape's last rewind are alive without looking at their node;
+    // older ones (a model's parameters) compare their stamp with the node's.
     tape_type& checked_tape() const {
-        if (!tape_->holds(index_, stamp_)) [[unlikely]]
-            throw dangling_var("zg::dangling_var: this zg::var names node " +
-                               std::to_string(index_) +
-                               ", which was reclaimed when its zg::tape::scope ended");
+        if (stamp_ != tape_->stamp() && !tape_->holds(index_, stamp_)) [[unlikely]]
+            throw_dangling(index_);
         return *tape_;
+    }
+
+    [[noreturn, gnu::cold, gnu::noinline]] static void throw_dangling(index_type index) {
+        throw dangling_var("zg::dangling_var: this zg::var names node " + std::to_string(index) +
+                           ", which was reclaimed when its zg::tape::scope ended");
+    }
+
+    [[noreturn, gnu::cold, gnu::noinline]] static void throw_two_tapes(std::string_view op) {
+        throw error("zg::tape: operation " + std::string(op) +
+                    " mixes variables of two tapes (two threads?); each thread must make its own "
+                    "variables");
     }
 
     tape_type* tape_;
@@ -133,6 +149,16 @@ private:
 };
 
 using var = basic_var<double>;
+
+namespace detail {
+/// Lets zg::tape::grad make its leaves in one recording instead of one at a time.
+struct var_access {
+    template <class T>
+    static basic_var<T> at(basic_tape<T>& tape, typename basic_tape<T>::index_type index) {
+        return basic_var<T>(tape, index);
+    }
+};
+} // namespace detail
 
 // ---- Operations, each from its rule in core/rules.hpp -----------------------------------------
 // The plain-number side is std::type_identity_t<T> so that it takes part in no deduction and
