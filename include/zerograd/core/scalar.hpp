@@ -59,4 +59,12 @@ constexpr void check_result(const Op&, const T& result, const In&... inputs) {
     }
 }
 
+/// op's value at the inputs, after check_result: for member initializers.
+template <class Op, class... In>
+constexpr auto checked_value(const Op& op, const In&... inputs) {
+    auto result = op.value(inputs...);
+    check_result(op, result, inputs...);
+    return result;
+}
+
 } // namespace zg::detail

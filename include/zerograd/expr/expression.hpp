@@ -61,7 +61,8 @@ struct unary_expr {
     A a;
     value_type value;
 
-    ZG_INLINE constexpr unary_expr(const Op& op, const A& a) : op(op), a(a), value(op.value(a.value)) {}
+    ZG_INLINE constexpr unary_expr(const Op& op, const A& a)
+        : op(op), a(a), value(zg::detail::checked_value(op, a.value)) {}
     ZG_MEMBERWISE_COPY(unary_expr, op(other.op), a(other.a), value(other.value))
 };
 
@@ -76,7 +77,7 @@ struct binary_expr {
     value_type value;
 
     ZG_INLINE constexpr binary_expr(const Op& op, const L& l, const R& r)
-        : op(op), l(l), r(r), value(op.value(l.value, r.value)) {}
+        : op(op), l(l), r(r), value(zg::detail::checked_value(op, l.value, r.value)) {}
     ZG_MEMBERWISE_COPY(binary_expr, op(other.op), l(other.l), r(other.r), value(other.value))
 };
 
