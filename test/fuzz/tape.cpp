@@ -1,0 +1,193 @@
+// test/fuzz/tape.cpp: a libFuzzer target. Bytes decode into a tape program: leaves holding any
+// double (NaN, infinities, huge, tiny, subnormal), every elementary operation on any earlier
+// variable or a constant, compound assignment, backward sweeps, gradient reads and writes,
+// zeroing, scopes opened and closed (so variables dangle), zg::tape::grad nested inside, and
+// zg::to_dot. What may happen: zg::error (a dangling variable; zg::domain_error in checked
+// builds). What may not: a crash, a sanitizer report, another exception, or a tape that is wrong
+// after an error: the invariants below are checked after every step.
+#include <zerograd/tape.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace {
+
+class reader {
+public:
+    reader(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+    bool done() const { return position_ >= size_; }
+    std::uint8_t byte() { return position_ < size_ ? data_[position_++] : 0; }
+    double raw_double() {
+        std::uint64_t bits = 0;
+        for (int k = 0; k < 8; ++k)
+            bits = bits << 8 | byte();
+        double x;
+        std::memcpy(&x, &bits, sizeof x);
+        return x;
+    }
+    /// A number from a table of awkward ones, or any bit pattern.
+    double number() {
+        static constexpr double table[] = {
+            0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.0, -2.5, 1e-10, 1e10, 1e300, -1e300, 1e-300,
+            5e-324, 1.7976931348623157e308, __builtin_inf(), -__builtin_inf(), __builtin_nan("")};
+        const std::uint8_t k = byte();
+        return k < std::size(table) ? table[k] : (k < 200 ? double(k) / 16 - 6 : raw_double());
+    }
+
+private:
+    const std::uint8_t* data_;
+    std::size_t size_;
+    std::size_t position_ = 0;
+};
+
+using zg::var;
+
+using unary_fn = var (*)(const var&);
+const unary_fn unary[] = {
+    [](const var& x) { return -x; },
+#define ZG_FUZZ_UNARY(fn) [](const var& x) { return fn(x); },
+    ZG_UNARY_FUNCTIONS(ZG_FUZZ_UNARY)
+#undef ZG_FUZZ_UNARY
+};
+
+using binary_fn = var (*)(const var&, const var&);
+using left_fn = var (*)(const var&, double);
+using right_fn = var (*)(double, const var&);
+const binary_fn binary[] = {
+#define ZG_FUZZ_FUNCTION(fn) [](const var& l, const var& r) { return fn(l, r); },
+#define ZG_FUZZ_OPERATOR(fn, symbol) [](const var& l, const var& r) { return l symbol r; },
+    ZG_BINARY_FUNCTIONS(ZG_FUZZ_FUNCTION) ZG_BINARY_OPERATORS(ZG_FUZZ_OPERATOR)
+#undef ZG_FUZZ_FUNCTION
+#undef ZG_FUZZ_OPERATOR
+};
+const left_fn with_constant_right[] = {
+#define ZG_FUZZ_FUNCTION(fn) [](const var& l, double r) { return fn(l, r); },
+#define ZG_FUZZ_OPERATOR(fn, symbol) [](const var& l, double r) { return l symbol r; },
+    ZG_BINARY_FUNCTIONS(ZG_FUZZ_FUNCTION) ZG_BINARY_OPERATORS(ZG_FUZZ_OPERATOR)
+#undef ZG_FUZZ_FUNCTION
+#undef ZG_FUZZ_OPERATOR
+};
+const right_fn with_constant_left[] = {
+#define ZG_FUZZ_FUNCTION(fn) [](double l, const var& r) { return fn(l, r); },
+#define ZG_FUZZ_OPERATOR(fn, symbol) [](double l, const var& r) { return l symbol r; },
+    ZG_BINARY_FUNCTIONS(ZG_FUZZ_FUNCTION) ZG_BINARY_OPERATORS(ZG_FUZZ_OPERATOR)
+#undef ZG_FUZZ_FUNCTION
+#undef ZG_FUZZ_OPERATOR
+};
+
+template <class T, std::size_t N>
+const T& pick(const T (&table)[N], reader& in) {
+    return table[in.byte() % N];
+}
+
+volatile double sink;
+
+[[noreturn]] void broken(const char* what) {
+    std::fprintf(stderr, "invariant broken: %s\n", what);
+    std::abort();
+}
+
+void run(reader& in) {
+    auto& tape = zg::tape::this_thread_tape();
+    const auto start = tape.size();
+    // Scopes are heap objects so that closing one is explicit; each remembers the tape's size.
+    std::vector<std::pair<std::unique_ptr<zg::tape::scope>, std::uint32_t>> scopes;
+    std::vector<var> vars{var(1.0)};
+    const auto any = [&]() -> var& { return vars[in.byte() % vars.size()]; };
+    const auto keep = [&](var v) {
+        if (vars.size() < 256)
+            vars.push_back(v);
+        else
+            vars[in.byte() % vars.size()] = v;
+    };
+
+    for (int step = 0; step < 512 && !in.done(); ++step) {
+        const auto size_before = tape.size();
+        try {
+            switch (in.byte() % 16) {
+            case 0: keep(var(in.number())); break;
+            case 1: keep(pick(unary, in)(any())); break;
+            case 2: {
+                const var& l = any();
+                keep(pick(binary, in)(l, any()));
+                break;
+            }
+            case 3: {
+                const double c = in.number();
+                keep(pick(with_constant_right, in)(any(), c));
+                break;
+            }
+            case 4: {
+                const double c = in.number();
+                keep(pick(with_constant_left, in)(c, any()));
+                break;
+            }
+            case 5: keep(pow(any(), int(in.byte() % 17) - 8)); break;
+            case 6: any().backward(); break;
+            case 7: {
+                const var& v = any();
+                sink = v.data() + v.grad();
+                break;
+            }
+            case 8: any().grad() = in.number(); break;
+            case 9: zg::tape::zero_grad(); break;
+            case 10:
+                if (scopes.size() < 8)
+                    scopes.emplace_back(std::make_unique<zg::tape::scope>(), tape.size());
+                break;
+            case 11:
+                if (!scopes.empty()) {
+                    const auto mark = scopes.back().second;
+                    scopes.pop_back();
+                    if (tape.size() != mark) broken("a scope did not rewind to its mark");
+                }
+                break;
+            case 12: {
+                var& target = any();
+                target += any();
+                break;
+            }
+            case 13: {
+                const double c = in.number(), x = in.number();
+                const var& captured = any();
+                const auto g = zg::tape::grad([&](auto a) { return a * captured + sin(a) * c; },
+                                              x);
+                sink = g[0];
+                if (tape.size() != size_before) broken("zg::tape::grad left nodes behind");
+                break;
+            }
+            case 14:
+                if (tape.size() - start < 64) sink = double(zg::to_dot(any()).size());
+                break;
+            case 15: {
+                const var& l = any();
+                sink = (l < any()) ? 1.0 : 0.0;
+                break;
+            }
+            }
+        } catch (const zg::error&) {
+            // A dangling variable or, in checked builds, a domain error: the operation recorded
+            // nothing, and everything else stays usable.
+            if (tape.size() != size_before) broken("a failed operation left a node behind");
+        }
+    }
+    while (!scopes.empty())
+        scopes.pop_back();
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    auto& tape = zg::tape::this_thread_tape();
+    const zg::tape::scope input_scope(tape);
+    reader in(data, size);
+    run(in);
+    return 0;
+}
