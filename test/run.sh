@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, then builds and runs `meson test` with g++ 12, with
-# clang++ 16, and with g++ under AddressSanitizer + UndefinedBehaviorSanitizer. Ends with one line:
-# `tests: N passed, M failed`.
+# clang++ 16, with g++ under AddressSanitizer + UndefinedBehaviorSanitizer, and the threaded tests
+# under ThreadSanitizer. Ends with one line: `tests: N passed, M failed`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source .ci/install-deps.sh
@@ -10,7 +10,10 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ZG_REQUIRE_TORCH=1 # python3-torch is installed above: the PyTorch parity test must run
 passed=0
 failed=0
-# build DIR COMPILER MESON-OPTIONS...: configures (or reconfigures), builds and tests one build.
+# build DIR COMPILER MESON-OPTIONS...: configures (or reconfigures), builds and tests one build:
+# everything, or only the `targets` and the test `suite` when those are set.
+targets=()
+suite=()
 build() {
   local dir=$1 compiler=$2
   shift 2
@@ -20,13 +23,13 @@ build() {
   else
     CXX=$compiler meson setup "$dir" "$@" >/dev/null || { ((failed += 1)); return; }
   fi
-  if ! ninja -C "$dir" >"$dir/build.log" 2>&1; then
+  if ! ninja -C "$dir" "${targets[@]}" >"$dir/build.log" 2>&1; then
     tail -n 60 "$dir/build.log"
     echo "$dir: the build failed"
     ((failed += 1))
     return
   fi
-  meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 2 | tail -n 12
+  meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 2 "${suite[@]}" | tail -n 12
   local counts
   counts=$(python3 - "$dir/meson-logs/testlog.json" <<'PY'
 import json, sys
@@ -42,6 +45,12 @@ PY
 build build/gcc g++ -Dwerror=true
 build build/clang clang++-16 -Dwerror=true
 build build/sanitize g++ -Db_sanitize=address,undefined -Db_lundef=false -Dbenchmarks=disabled
+# ThreadSanitizer on the tests that differentiate on eight threads at once (scalar tape, tensors),
+# built alone. OpenBLAS's own threads are not instrumented, so it gets one.
+targets=(test/tape_threads test/tensor_threads)
+suite=(--suite threads)
+TSAN_OPTIONS=halt_on_error=1 OPENBLAS_NUM_THREADS=1 \
+  build build/thread g++ -Db_sanitize=thread -Dbenchmarks=disabled
 
 echo "tests: $passed passed, $failed failed"
 ((failed == 0))
