@@ -49,21 +49,16 @@ template <class... In>
     throw domain_error(message.str());
 }
 
-/// In checked builds, an operation whose finite inputs gave a non-finite result throws
-/// zg::domain_error naming the operation and the inputs. Free in unchecked builds.
-template <class Op, class T, class... In>
-constexpr void check_result(const Op&, const T& result, const In&... inputs) {
+/// op's value at the inputs; every mode computes values through it. In checked builds, finite
+/// inputs that give a non-finite result throw zg::domain_error naming the operation and the
+/// inputs. Free in unchecked builds.
+template <class Op, class... In>
+constexpr auto checked_value(const Op& op, const In&... inputs) {
+    auto result = op.value(inputs...);
     if constexpr (config::checked) {
         if (!std::isfinite(primal(result)) && (std::isfinite(primal(inputs)) && ...))
             throw_domain_error(Op::name, primal(result), inputs...);
     }
-}
-
-/// op's value at the inputs, after check_result: for member initializers.
-template <class Op, class... In>
-constexpr auto checked_value(const Op& op, const In&... inputs) {
-    auto result = op.value(inputs...);
-    check_result(op, result, inputs...);
     return result;
 }
 

@@ -85,16 +85,14 @@ namespace detail {
 
 template <class Op, class T>
 constexpr dual_t<T> apply(const Op& op, const dual_t<T>& x) {
-    const T y = op.value(x.value);
-    zg::detail::check_result(op, y, x.value);
+    const T y = zg::detail::checked_value(op, x.value);
     if (zg::detail::is_zero(x.deriv)) return dual_t<T>(y);
     return dual_t<T>(y, op.dx(x.value, y) * x.deriv);
 }
 
 template <class Op, class T>
 constexpr dual_t<T> apply(const Op& op, const dual_t<T>& l, const dual_t<T>& r) {
-    const T y = op.value(l.value, r.value);
-    zg::detail::check_result(op, y, l.value, r.value);
+    const T y = zg::detail::checked_value(op, l.value, r.value);
     const bool l_varies = !zg::detail::is_zero(l.deriv), r_varies = !zg::detail::is_zero(r.deriv);
     if (l_varies && r_varies)
         return dual_t<T>(y, op.dl(l.value, r.value, y) * l.deriv +
@@ -107,8 +105,7 @@ constexpr dual_t<T> apply(const Op& op, const dual_t<T>& l, const dual_t<T>& r) 
 /// op(l, r) with r a constant: only dy/dl is computed.
 template <class Op, class T>
 constexpr dual_t<T> apply_constant_right(const Op& op, const dual_t<T>& l, const T& r) {
-    const T y = op.value(l.value, r);
-    zg::detail::check_result(op, y, l.value, r);
+    const T y = zg::detail::checked_value(op, l.value, r);
     if (zg::detail::is_zero(l.deriv)) return dual_t<T>(y);
     return dual_t<T>(y, op.dl(l.value, r, y) * l.deriv);
 }
@@ -116,8 +113,7 @@ constexpr dual_t<T> apply_constant_right(const Op& op, const dual_t<T>& l, const
 /// op(l, r) with l a constant: only dy/dr is computed.
 template <class Op, class T>
 constexpr dual_t<T> apply_constant_left(const Op& op, const T& l, const dual_t<T>& r) {
-    const T y = op.value(l, r.value);
-    zg::detail::check_result(op, y, l, r.value);
+    const T y = zg::detail::checked_value(op, l, r.value);
     if (zg::detail::is_zero(r.deriv)) return dual_t<T>(y);
     return dual_t<T>(y, op.dr(l, r.value, y) * r.deriv);
 }

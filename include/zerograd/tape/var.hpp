@@ -80,8 +80,7 @@ public:
     friend basic_var record(const Op& op, const basic_var& x) {
         tape_type& tape = x.checked_tape();
         const T xv = tape.value(x.index_);
-        const T y = op.value(xv);
-        zg::detail::check_result(op, y, xv);
+        const T y = zg::detail::checked_value(op, xv);
         return basic_var(tape, tape.record(Op::id, y, x.index_, op.dx(xv, y)));
     }
 
@@ -92,8 +91,7 @@ public:
         if (&tape != &r.checked_tape()) [[unlikely]]
             throw_two_tapes(Op::name);
         const T lv = tape.value(l.index_), rv = tape.value(r.index_);
-        const T y = op.value(lv, rv);
-        zg::detail::check_result(op, y, lv, rv);
+        const T y = zg::detail::checked_value(op, lv, rv);
         return basic_var(
             tape, tape.record(Op::id, y, l.index_, op.dl(lv, rv, y), r.index_, op.dr(lv, rv, y)));
     }
@@ -103,8 +101,7 @@ public:
     friend basic_var record(const Op& op, const basic_var& l, const T& r) {
         tape_type& tape = l.checked_tape();
         const T lv = tape.value(l.index_);
-        const T y = op.value(lv, r);
-        zg::detail::check_result(op, y, lv, r);
+        const T y = zg::detail::checked_value(op, lv, r);
         return basic_var(tape, tape.record(Op::id, y, l.index_, op.dl(lv, r, y)));
     }
 
@@ -113,8 +110,7 @@ public:
     friend basic_var record(const Op& op, const T& l, const basic_var& r) {
         tape_type& tape = r.checked_tape();
         const T rv = tape.value(r.index_);
-        const T y = op.value(l, rv);
-        zg::detail::check_result(op, y, l, rv);
+        const T y = zg::detail::checked_value(op, l, rv);
         return basic_var(tape, tape.record(Op::id, y, r.index_, op.dr(l, rv, y)));
     }
 

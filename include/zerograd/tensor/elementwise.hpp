@@ -3,7 +3,7 @@
 #pragma once
 
 #include "zerograd/core/rules.hpp"
-#include "zerograd/core/scalar.hpp" // check_result: checked builds' NaN and infinity report
+#include "zerograd/core/scalar.hpp" // checked_value: checked builds' NaN and infinity report
 #include "zerograd/tensor/tensor.hpp"
 
 #include <concepts> // std::integral
@@ -61,8 +61,7 @@ tensor record_unary(const Op& op, const tensor& x) {
     const double* xv = xn.value.data();
     double* y = out.value.data();
     for (std::size_t k = 0, n = out.value.size(); k < n; ++k) {
-        y[k] = op.value(xv[k]);
-        zg::detail::check_result(op, y[k], xv[k]);
+        y[k] = zg::detail::checked_value(op, xv[k]);
     }
     return tensor_access::make(tape, i);
 }
@@ -114,8 +113,7 @@ tensor record_binary(const Op& op, const tensor& l, const tensor& r) {
     double* y = out.value.data();
     for_each_broadcast(shape, ln.shape, rn.shape,
                        [&](std::size_t k, std::size_t il, std::size_t ir) {
-                           y[k] = op.value(lv[il], rv[ir]);
-                           zg::detail::check_result(op, y[k], lv[il], rv[ir]);
+                           y[k] = zg::detail::checked_value(op, lv[il], rv[ir]);
                        });
     return tensor_access::make(tape, i);
 }
