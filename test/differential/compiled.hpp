@@ -75,11 +75,6 @@ struct checker {
         }
         if (!ok) ++failures;
     }
-
-    static bool close(double a, double b, double tolerance) {
-        return std::isfinite(a) && std::isfinite(b) &&
-               std::abs(a - b) <= tolerance * std::max({1.0, std::abs(a), std::abs(b)});
-    }
 };
 
 void run_part_0(checker&);

@@ -301,6 +301,12 @@ inline program generate(std::uint64_t seed, std::uint64_t index) {
     return p;
 }
 
+/// Relative agreement with a floor of 1 on the scale; never for infinities or NaN.
+inline bool close(double a, double b, double tolerance) {
+    return std::isfinite(a) && std::isfinite(b) &&
+           std::abs(a - b) <= tolerance * std::max({1.0, std::abs(a), std::abs(b)});
+}
+
 // ---- Printing -----------------------------------------------------------------------------------
 
 inline std::string number(double x) {

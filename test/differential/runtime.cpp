@@ -22,11 +22,7 @@
 
 namespace {
 
-/// Relative agreement with a floor of 1 on the scale; never for infinities or NaN.
-bool close(double a, double b, double tolerance) {
-    return std::isfinite(a) && std::isfinite(b) &&
-           std::abs(a - b) <= tolerance * std::max({1.0, std::abs(a), std::abs(b)});
-}
+using differential::close;
 
 double plain_value(const differential::program& p, std::span<const double> x) {
     return differential::evaluate<double>(p, x);
