@@ -8,6 +8,7 @@
 #include "zerograd/expr/sweep.hpp"
 #include "zerograd/expr/vector.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <functional>
@@ -67,7 +68,11 @@ public:
         saved_block_ = context.block;
         saved_used_ = context.used;
         saved_lengths_ = context.lengths;
+        saved_gradients_ = context.gradients;
+        saved_building_ = context.building;
         context.lengths = lengths_.data();
+        context.gradients = gradients_.data();
+        context.building = 0;
         current_call = &context;
     }
     call_scope(const call_scope&) = delete;
@@ -76,7 +81,40 @@ public:
         current_call->block = saved_block_;
         current_call->used = saved_used_;
         current_call->lengths = saved_lengths_;
+        current_call->gradients = saved_gradients_;
+        current_call->building = saved_building_;
         current_call = previous_;
+    }
+
+    /// Argument I's gradient, where the sweep and the nodes that claim it write.
+    void set_gradient(std::size_t i, double* data) { gradients_[i].data = data; }
+
+    /// Where the sweep adds into argument I's gradient: the gradient itself, or, when a node
+    /// claimed it and others write too, scratch space that finish_claims adds in.
+    double* sweep_destination(std::size_t i) {
+        vector_gradient& g = gradients_[i];
+        if (!(g.claimed && g.shared)) return g.data;
+        deferred_[i] = current_call->allocate(lengths_[i]);
+        return deferred_[i];
+    }
+
+    /// After the sweep: each claimed gradient scaled by its claimant's adjoint (zero if the
+    /// claimant was not part of the result), plus what other nodes wrote meanwhile.
+    void finish_claims() {
+        for (std::size_t i = 0; i < N; ++i) {
+            const vector_gradient& g = gradients_[i];
+            if (!g.claimed) continue;
+            double* data = g.data;
+            const std::size_t n = lengths_[i];
+            if (!g.swept)
+                std::fill_n(data, n, 0.0);
+            else if (g.scale != 1)
+                for (std::size_t k = 0; k < n; ++k)
+                    data[k] *= g.scale;
+            if (g.shared)
+                for (std::size_t k = 0; k < n; ++k)
+                    data[k] += deferred_[i][k];
+        }
     }
 
 private:
@@ -87,8 +125,29 @@ private:
     }
     call_context* previous_;
     std::array<std::size_t, N> lengths_;
+    std::array<vector_gradient, N> gradients_{};
+    std::array<double*, N> deferred_{};
     std::size_t saved_block_, saved_used_;
     const std::size_t* saved_lengths_;
+    vector_gradient* saved_gradients_;
+    int saved_building_;
+};
+
+/// Where the top-level sweep of a call with vector arguments puts adjoints: numbers into the
+/// gradient tuple, elements of vector argument I into destinations[I] (see call_scope).
+template <class Gradient, std::size_t N>
+struct call_target {
+    static constexpr bool finishes_claims = true;
+    Gradient& gradient;
+    std::array<double*, N> destinations;
+    template <std::size_t I, class T>
+    ZG_INLINE constexpr void add_leaf(const T& adjoint) {
+        std::get<I>(gradient) += adjoint;
+    }
+    template <std::size_t I, class T>
+    ZG_INLINE constexpr void add_element(std::size_t k, const T& adjoint) {
+        destinations[I][k] += adjoint;
+    }
 };
 
 /// sweep_scalars for a tree holding a zg::scan over a captured range: its states need the call's
@@ -130,7 +189,19 @@ auto zero_gradient_for(const A& a) {
 /// value_and_grad with at least one vector argument: the gradient is a std::tuple.
 template <class F, class... Args>
 auto sweep_mixed(F& f, const Args&... args) {
-    const call_scope<sizeof...(Args)> scope(args...);
+    constexpr std::size_t N = sizeof...(Args);
+    gradient_t<Args...> gradient{zero_gradient_for(args)...};
+    call_scope<N> scope(args...);
+    const auto data_of = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) -> double* {
+        if constexpr (zg::detail::scalar_argument<std::tuple_element_t<I, std::tuple<Args...>>>)
+            return nullptr;
+        else
+            return std::get<I>(gradient).data();
+    };
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        (scope.set_gradient(I, data_of(std::integral_constant<std::size_t, I>{})), ...);
+    }
+    (std::index_sequence_for<Args...>{});
     const auto y = [&]<std::size_t... I>(std::index_sequence<I...>) {
         return std::invoke(f, leaf_for<I>(args)...);
     }(std::index_sequence_for<Args...>{});
@@ -138,14 +209,18 @@ auto sweep_mixed(F& f, const Args&... args) {
     static_assert(scalar_result<result>,
                   "zg::grad / zg::value_and_grad: f must return one scalar expression; a vector "
                   "needs a reduction such as zg::sum, and several outputs need zg::jacobian");
-    gradient_t<Args...> gradient{zero_gradient_for(args)...};
     if constexpr (Expression<result>) {
         static_assert(!vector_node<typename result::tree_type>,
                       "zg::grad / zg::value_and_grad: f returned a vector; reduce it to one "
                       "scalar, for instance with zg::sum");
-        sweep(y, gradient);
+        call_target<gradient_t<Args...>, N> target{gradient, {}};
+        for (std::size_t i = 0; i < N; ++i)
+            target.destinations[i] = scope.sweep_destination(i);
+        sweep_into(y, target);
+        scope.finish_claims();
         return value_and_grad_result<gradient_t<Args...>>{y.value(), std::move(gradient)};
     } else {
+        scope.finish_claims();
         return value_and_grad_result<gradient_t<Args...>>{static_cast<double>(y),
                                                           std::move(gradient)};
     }

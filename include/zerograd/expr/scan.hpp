@@ -64,7 +64,7 @@ struct scan_expr {
     template <class First, class Step>
     scan_expr(const V& v, First& first, Step& step) : v(v), length(v.size()), count(v.size()) {
         using namespace detail;
-        if (current_call == nullptr) throw_outside_grad();
+        if (current_call == nullptr) throw_outside_grad(name);
         states = current_call->allocate(length);
         adjoints = current_call->allocate(length);
         partials = current_call->allocate(length * row_width);

@@ -18,6 +18,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <new>
 #include <ranges>
 #include <span>
 #include <string>
@@ -157,136 +158,12 @@ struct vector_binary_expr {
 
 // ---- Reductions: scalar nodes over a vector ---------------------------------------------------
 
-namespace detail {
-
-/// Sweeps every element of v with the adjoint `adjoint_of(k, element value)`, then each
-/// broadcast scalar once with what its slot gathered.
-template <class Bindings, class V, class Sink, class AdjointOf>
-constexpr void sweep_elements(const V& v, Sink& sink, AdjointOf adjoint_of) {
-    using T = typename V::value_type;
-    std::array<T, V::slots> slots{};
-    for (std::size_t k = 0; k < v.size(); ++k) {
-        const auto e = v.element(k, slots.data());
-        backward<Bindings>(e, adjoint_of(k, e.value), sink);
-    }
-    v.template propagate<Bindings>(slots.data(), sink);
-}
-
 template <class V>
-ZG_INLINE constexpr typename V::value_type element_value(const V& v, std::size_t k) {
-    return v.element(k, nullptr).value;
-}
-
-/// The sum of v's elements, in a function of its own: inlined into the node's constructor, g++
-/// keeps the running total in an integer register and adds two moves to every iteration's chain
-/// of additions.
+struct sum_expr;
 template <class V>
-[[gnu::noinline]] constexpr typename V::value_type sum_of_elements(const V& v) {
-    typename V::value_type total{0};
-    for (std::size_t k = 0; k < v.size(); ++k) total += element_value(v, k);
-    return total;
-}
-
-} // namespace detail
-
-/// The sum of a vector's elements.
+struct prod_expr;
 template <class V>
-struct sum_expr {
-    static constexpr std::string_view name = "sum";
-    using value_type = typename V::value_type;
-    V v;
-    value_type value{0};
-
-    constexpr explicit sum_expr(const V& v) : v(v) {
-        value = detail::sum_of_elements(v);
-    }
-    template <class Bindings, class Sink>
-    constexpr void backward(const value_type& adjoint, Sink& sink) const {
-        detail::sweep_elements<Bindings>(v, sink, [&](std::size_t, const value_type&) {
-            return adjoint;
-        });
-    }
-};
-
-/// The product of a vector's elements; the partials stay exact when elements are zero.
-template <class V>
-struct prod_expr {
-    static constexpr std::string_view name = "prod";
-    using value_type = typename V::value_type;
-    V v;
-    value_type value{1};
-    value_type nonzero_product{1};
-    std::size_t zeros = 0, zero_at = 0;
-
-    constexpr explicit prod_expr(const V& v) : v(v) {
-        value_type product{1}; // a local, as in sum_expr
-        for (std::size_t k = 0; k < v.size(); ++k) {
-            const value_type e = detail::element_value(v, k);
-            if (e == value_type(0)) {
-                ++zeros;
-                zero_at = k;
-            } else {
-                product *= e;
-            }
-        }
-        nonzero_product = product;
-        value = zeros == 0 ? product : value_type(0);
-    }
-    template <class Bindings, class Sink>
-    constexpr void backward(const value_type& adjoint, Sink& sink) const {
-        if (zeros > 1) return; // every partial is a product with a zero in it
-        detail::sweep_elements<Bindings>(v, sink, [&](std::size_t k, const value_type& e) {
-            if (zeros == 1) return k == zero_at ? adjoint * nonzero_product : value_type(0);
-            return adjoint * (value / e);
-        });
-    }
-};
-
-/// log(sum(exp(v))), computed around the largest element so that nothing overflows. The
-/// partials exp(v_k - largest) / total keep their accuracy where exp(v_k - value) would lose
-/// the rounding of value (about 1e-13 for elements near 1000).
-template <class V>
-struct log_sum_exp_expr {
-    static constexpr std::string_view name = "log_sum_exp";
-    using value_type = typename V::value_type;
-    V v;
-    value_type largest{-std::numeric_limits<double>::infinity()};
-    value_type total{0};
-    value_type value;
-
-    constexpr explicit log_sum_exp_expr(const V& v) : v(v) {
-        using std::exp;
-        using std::log;
-        value_type top(-std::numeric_limits<double>::infinity()), sum{0}; // locals, as in sum_expr
-        for (std::size_t k = 0; k < v.size(); ++k) {
-            const value_type e = detail::element_value(v, k);
-            if (top < e) top = e;
-        }
-        largest = top;
-        if (!(top > value_type(-std::numeric_limits<double>::infinity()))) {
-            value = top; // empty, or every element -inf
-            return;
-        }
-        for (std::size_t k = 0; k < v.size(); ++k) sum += exp(detail::element_value(v, k) - top);
-        total = sum;
-        value = top + log(sum);
-    }
-    template <class Bindings, class Sink>
-    constexpr void backward(const value_type& adjoint, Sink& sink) const {
-        using std::exp;
-        const value_type scale = adjoint / total;
-        detail::sweep_elements<Bindings>(v, sink, [&](std::size_t, const value_type& e) {
-            return scale * exp(e - largest);
-        });
-    }
-};
-
-// ---- sum(v, fn): the element function is applied while building, and its local partials kept --
-// fn may capture the lambda's leaves by reference, and those die when the lambda returns, so fn
-// cannot be called again during the sweep. sum(v, fn) therefore sweeps each element's expression
-// as it builds the node, with adjoint 1, into per-leaf totals (scalar leaves) and per-element
-// partials (vector leaves, in a scratch arena reused across calls); the sweep scales them by the
-// adjoint that arrives. That is also what a hand-written one-pass gradient does.
+struct log_sum_exp_expr;
 
 namespace detail {
 
@@ -335,6 +212,252 @@ struct leaves_of<prod_expr<V>> : leaves_of<V> {};
 template <class V>
 struct leaves_of<log_sum_exp_expr<V>> : leaves_of<V> {};
 
+/// Vector argument I's gradient during a zg::grad call, and who writes into it. A sum built at
+/// the top level of the lambda that is the first node to reach the argument claims it: it adds
+/// its partials by the argument's elements (for adjoint 1) into the gradient itself as it is
+/// built, and its sweep only records the adjoint that reached it, as a hand-written adjoint
+/// writes its gradient in the forward loop. When the sweep ends, the gradient is scaled by the
+/// claimant's adjoint (if not 1), and what other nodes wrote meanwhile (elsewhere) is added.
+struct vector_gradient {
+    double* data = nullptr;
+    bool touched = false; // a node built at the top level writes into it
+    bool shared = false;  // ... and another one too
+    bool claimed = false; // the first holds its partials in `data`
+    bool swept = false;   // the claimant was reached by the top-level sweep
+    double scale = 0;     // the adjoints that reached the claimant, summed over its copies
+};
+
+/// What the zg::grad call in progress on this thread knows: each vector argument's length and
+/// gradient, and a scratch arena for per-element partials. The arena's blocks are kept, so
+/// after the first call nothing is allocated; a block never moves, so handed-out pointers stay
+/// valid.
+struct call_context {
+    const std::size_t* lengths = nullptr; // per argument; 0 for numbers
+    vector_gradient* gradients = nullptr; // per argument; null without vector arguments
+    int building = 0; // > 0 while sum(v, fn) builds its elements: nodes built then are local
+    std::vector<std::unique_ptr<std::byte[]>> blocks; // in units of 8 bytes
+    std::vector<std::size_t> block_sizes;
+    std::size_t block = 0, used = 0;
+
+    /// n doubles, zeroed unless asked not to.
+    double* allocate(std::size_t n, bool zeroed = true) {
+        double* p = reinterpret_cast<double*>(take(n));
+        if (zeroed) std::fill_n(p, n, 0.0);
+        return p;
+    }
+
+    /// A new Record (trivially destructible: the arena is rewound, never destroyed into).
+    template <class Record>
+    Record* make() {
+        static_assert(std::is_trivially_destructible_v<Record> && alignof(Record) <= 8);
+        return ::new (take((sizeof(Record) + 7) / 8)) Record{};
+    }
+
+private:
+    std::byte* take(std::size_t units) {
+        while (block < blocks.size() && used + units > block_sizes[block]) {
+            ++block;
+            used = 0;
+        }
+        if (block == blocks.size()) {
+            const std::size_t size = std::max<std::size_t>(units, 1 << 16);
+            blocks.push_back(std::make_unique_for_overwrite<std::byte[]>(size * 8));
+            block_sizes.push_back(size);
+            used = 0;
+        }
+        std::byte* p = blocks[block].get() + used * 8;
+        used += units;
+        return p;
+    }
+
+public:
+    /// Notes that a node built now writes into the gradients of the vector arguments in the
+    /// bit set `vectors` during the sweep. Nodes built inside sum(v, fn) write into that node.
+    void touch(std::uint64_t vectors) {
+        if (building != 0) return;
+        for (std::uint64_t bits = vectors; bits != 0; bits &= bits - 1) {
+            vector_gradient& g = gradients[std::countr_zero(bits)];
+            g.shared |= g.touched;
+            g.touched = true;
+        }
+    }
+
+    /// Claims the gradients of `vectors` for a sum built now, if no other node writes into them.
+    bool claim(std::uint64_t vectors) {
+        if (building != 0 || vectors == 0) return false;
+        for (std::uint64_t bits = vectors; bits != 0; bits &= bits - 1)
+            if (gradients[std::countr_zero(bits)].touched) return false;
+        for (std::uint64_t bits = vectors; bits != 0; bits &= bits - 1)
+            gradients[std::countr_zero(bits)].touched = gradients[std::countr_zero(bits)].claimed =
+                true;
+        return true;
+    }
+};
+
+inline thread_local call_context* current_call = nullptr;
+
+[[noreturn, gnu::cold]] inline void throw_outside_grad(std::string_view call) {
+    throw error("zg::" + std::string(call) +
+                ": vector expressions are differentiated inside zg::grad "
+                "or zg::value_and_grad only");
+}
+
+/// Notes the vector arguments a node built now writes into during the sweep.
+inline void touch_gradients(std::uint64_t vectors) {
+    if (vectors != 0 && current_call != nullptr) current_call->touch(vectors);
+}
+
+/// n doubles of the current call's scratch arena, for the node `call`.
+inline double* scratch(std::string_view call, std::size_t n, bool zeroed = true) {
+    if (current_call == nullptr) throw_outside_grad(call);
+    return current_call->allocate(n, zeroed);
+}
+
+/// Sweeps every element of v with the adjoint `adjoint_of(k, element value)`, then each
+/// broadcast scalar once with what its slot gathered. Reversed, the elements go last to first.
+template <class Bindings, bool Reversed = false, class V, class Sink, class AdjointOf>
+constexpr void sweep_elements(const V& v, Sink& sink, AdjointOf adjoint_of) {
+    using T = typename V::value_type;
+    std::array<T, V::slots> slots{};
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const std::size_t k = Reversed ? v.size() - 1 - i : i;
+        const auto e = v.element(k, slots.data());
+        backward<Bindings>(e, adjoint_of(k, e.value), sink);
+    }
+    v.template propagate<Bindings>(slots.data(), sink);
+}
+
+template <class V>
+ZG_INLINE constexpr typename V::value_type element_value(const V& v, std::size_t k) {
+    return v.element(k, nullptr).value;
+}
+
+/// The sum of v's elements, in a function of its own: inlined into the node's constructor, g++
+/// keeps the running total in an integer register and adds two moves to every iteration's chain
+/// of additions.
+template <class V>
+[[gnu::noinline]] constexpr typename V::value_type sum_of_elements(const V& v) {
+    typename V::value_type total{0};
+    for (std::size_t k = 0; k < v.size(); ++k) total += element_value(v, k);
+    return total;
+}
+
+} // namespace detail
+
+namespace detail {
+
+/// The products of v's elements before each one (prefixes[k] = v_0 ... v_{k-1}), and the
+/// product of all; in a function of its own, as sum_of_elements.
+template <class V>
+[[gnu::noinline]] typename V::value_type prefix_products(const V& v,
+                                                         typename V::value_type* prefixes) {
+    typename V::value_type product{1};
+    for (std::size_t k = 0; k < v.size(); ++k) {
+        prefixes[k] = product;
+        product *= element_value(v, k);
+    }
+    return product;
+}
+
+} // namespace detail
+
+/// The product of a vector's elements. The partial by element k is the product of the elements
+/// before it (kept while building) times those after it (gathered by a backward pass), exact
+/// when elements are zero and without a division.
+template <class V>
+struct prod_expr {
+    static constexpr std::string_view name = "prod";
+    static constexpr bool uses_scratch = true;
+    using value_type = typename V::value_type;
+    static_assert(std::is_same_v<value_type, double>);
+    V v;
+    value_type value{1};
+    value_type* prefixes = nullptr;
+
+    explicit prod_expr(const V& v) : v(v) {
+        detail::touch_gradients(detail::leaves_of<V>::value.vectors);
+        prefixes = detail::scratch(name, v.size(), false);
+        value = detail::prefix_products(v, prefixes);
+    }
+    template <class Bindings, class Sink>
+    constexpr void backward(const value_type& adjoint, Sink& sink) const {
+        value_type suffix = adjoint;
+        detail::sweep_elements<Bindings, true>(v, sink, [&](std::size_t k, const value_type& e) {
+            const value_type partial = suffix * prefixes[k];
+            suffix *= e;
+            return partial;
+        });
+    }
+};
+
+namespace detail {
+
+/// The largest of v's elements (-inf if empty), in a function of its own, as sum_of_elements.
+template <class V>
+[[gnu::noinline]] typename V::value_type largest_element(const V& v) {
+    typename V::value_type top(-std::numeric_limits<double>::infinity());
+    for (std::size_t k = 0; k < v.size(); ++k) {
+        const typename V::value_type e = element_value(v, k);
+        if (top < e) top = e;
+    }
+    return top;
+}
+
+/// sum_k exp(v_k - top), keeping each term in `terms`; in a function of its own, as
+/// sum_of_elements.
+template <class V>
+[[gnu::noinline]] typename V::value_type sum_of_exponentials(const V& v, typename V::value_type top,
+                                                             typename V::value_type* terms) {
+    using std::exp;
+    typename V::value_type total{0};
+    for (std::size_t k = 0; k < v.size(); ++k)
+        total += terms[k] = exp(element_value(v, k) - top);
+    return total;
+}
+
+} // namespace detail
+
+/// log(sum(exp(v))), computed around the largest element so that nothing overflows. The
+/// partials exp(v_k - largest) / total are the terms of the sum, kept from the build: they keep
+/// their accuracy where exp(v_k - value) would lose the rounding of value (about 1e-13 for
+/// elements near 1000), and the sweep computes no exponential.
+template <class V>
+struct log_sum_exp_expr {
+    static constexpr std::string_view name = "log_sum_exp";
+    static constexpr bool uses_scratch = true;
+    using value_type = typename V::value_type;
+    static_assert(std::is_same_v<value_type, double>);
+    V v;
+    value_type total{0};
+    value_type value;
+    value_type* terms = nullptr;
+
+    explicit log_sum_exp_expr(const V& v) : v(v) {
+        using std::log;
+        const value_type top = detail::largest_element(v);
+        detail::touch_gradients(detail::leaves_of<V>::value.vectors);
+        terms = detail::scratch(name, v.size(), false);
+        total = detail::sum_of_exponentials(v, top, terms);
+        // Empty, or every element -inf: the value is -inf (or NaN from a NaN element).
+        value = top > value_type(-std::numeric_limits<double>::infinity()) ? top + log(total) : top;
+    }
+    template <class Bindings, class Sink>
+    constexpr void backward(const value_type& adjoint, Sink& sink) const {
+        const value_type scale = adjoint / total;
+        detail::sweep_elements<Bindings>(
+            v, sink, [&](std::size_t k, const value_type&) { return scale * terms[k]; });
+    }
+};
+
+// ---- sum(v, fn): the element function is applied while building, and its local partials kept --
+// fn may capture the lambda's leaves by reference, and those die when the lambda returns, so fn
+// cannot be called again during the sweep. sum(v, fn) therefore sweeps each element's expression
+// as it builds the node, with adjoint 1, into per-leaf totals (scalar leaves) and per-element
+// partials (vector leaves, in a scratch arena reused across calls); the sweep scales them by the
+// adjoint that arrives. That is also what a hand-written one-pass gradient does.
+
+namespace detail {
+
 /// Whether a vector tree holds a node whose uses gather adjoints per element (zg::scan): such a
 /// node must be swept after all its uses, which sum(v, fn)'s sweep-as-you-build cannot do.
 template <class Node>
@@ -349,7 +472,7 @@ struct gathers_per_element<vector_binary_expr<Op, L, R>>
 /// zg::grad must provide one even when every argument is a number.
 template <class Node>
 constexpr bool needs_scratch() {
-    if constexpr (gathers_per_element<Node>::value)
+    if constexpr (gathers_per_element<Node>::value || requires { Node::uses_scratch; })
         return true;
     else if constexpr (requires { Node::tree; Node::bindings; })
         return needs_scratch<decltype(Node::tree)>() ||
@@ -371,40 +494,6 @@ struct leaves_of<expression<Tree, boost::hana::tuple<B...>>> {
         (leaves_of<Tree>::value | ... | leaves_of<decltype(B::tree)>::value);
 };
 
-/// What the zg::grad call in progress on this thread knows: each vector argument's length, and
-/// a scratch arena for per-element partials. The arena's blocks are kept, so after the first
-/// call nothing is allocated; a block never moves, so handed-out pointers stay valid.
-struct call_context {
-    const std::size_t* lengths = nullptr; // per argument; 0 for numbers
-    std::vector<std::unique_ptr<double[]>> blocks;
-    std::vector<std::size_t> block_sizes;
-    std::size_t block = 0, used = 0;
-
-    double* allocate(std::size_t n) {
-        while (block < blocks.size() && used + n > block_sizes[block]) {
-            ++block;
-            used = 0;
-        }
-        if (block == blocks.size()) {
-            const std::size_t size = std::max<std::size_t>(n, 1 << 16);
-            blocks.push_back(std::make_unique<double[]>(size));
-            block_sizes.push_back(size);
-            used = 0;
-        }
-        double* p = blocks[block].get() + used;
-        used += n;
-        std::fill_n(p, n, 0.0);
-        return p;
-    }
-};
-
-inline thread_local call_context* current_call = nullptr;
-
-[[noreturn, gnu::cold]] inline void throw_outside_grad() {
-    throw error("zg::sum(v, fn): vector arguments are differentiated inside zg::grad or "
-                "zg::value_and_grad only");
-}
-
 /// Where the local sweep of one element's expression puts adjoints.
 template <class T, std::size_t Arguments>
 struct preaccumulation_target {
@@ -422,44 +511,72 @@ struct preaccumulation_target {
 
 } // namespace detail
 
-/// sum_k fn(v_k), with fn's local partials kept from when the node was built.
+/// What a sum over a vector keeps when it sweeps its elements' expressions as it is built, with
+/// adjoint 1: totals for scalar leaves and broadcast scalars, and per-element partials for
+/// vector leaves, in the call's scratch arena or, when the node claims them (see
+/// vector_gradient), in the gradients themselves. The sweep then scales them by the adjoint
+/// that arrives.
 template <class T, detail::leaf_set Leaves, class V>
-struct mapped_sum_expr {
+struct preaccumulation {
     static constexpr std::size_t arguments = std::bit_width(Leaves.scalars | Leaves.vectors);
-    static constexpr std::string_view name = "sum(v, fn)";
-    using value_type = T;
-    V v; // for its broadcast scalars, swept with the totals kept in `slot_totals`
-    value_type value{0};
     std::array<T, arguments> totals{};
     std::array<T*, arguments> partials{};
     std::array<T, V::slots> slot_totals{};
+    bool claimed = false; // the partials by vector leaves are in their gradients
 
+    bool claim_gradients() {
+        claimed = detail::current_call != nullptr && detail::current_call->claim(Leaves.vectors);
+        return claimed;
+    }
+
+    /// Sweeps fn(v_k) for every k; returns the sum.
     template <class Fn>
-    mapped_sum_expr(const V& v, Fn& fn) : v(v) {
+    T build(std::string_view name, const V& v, Fn& fn) {
         using namespace detail;
-        if (Leaves.vectors != 0 && current_call == nullptr) throw_outside_grad();
+        if constexpr (Leaves.vectors != 0) {
+            if (current_call == nullptr) throw_outside_grad(name);
+            if (!claimed) current_call->touch(Leaves.vectors);
+        }
         [&]<std::size_t... I>(std::index_sequence<I...>) {
-            ((partials[I] = (Leaves.vectors >> I & 1)
-                                ? current_call->allocate(current_call->lengths[I])
-                                : nullptr),
+            ((partials[I] = !(Leaves.vectors >> I & 1) ? nullptr
+                            : claimed                  ? current_call->gradients[I].data
+                                      : current_call->allocate(current_call->lengths[I])),
              ...);
         }(std::make_index_sequence<arguments>{});
-        // Locals, not members, inside the loop: the partials are stored through pointers, which
-        // could alias members, and would force every running total through memory.
+        struct building_scope { // nodes that fn builds are local to this one
+            call_context* call;
+            explicit building_scope(call_context* c) : call(c) {
+                if (call) ++call->building;
+            }
+            ~building_scope() {
+                if (call) --call->building;
+            }
+        } scope(current_call);
+        return accumulate(v, fn, partials, totals, slot_totals);
+    }
+    /// The loop over the elements, in a function of its own whose running totals are locals:
+    /// inlined into the constructor, g++ keeps the sum in memory, adding a store and a load to
+    /// every iteration's chain of additions. The partials are stored through pointers, which
+    /// could alias members, so the totals are copied out only at the end.
+    template <class Fn>
+    [[gnu::noinline]] static T accumulate(const V& v, Fn& fn,
+                                          const std::array<T*, arguments>& element_partials,
+                                          std::array<T, arguments>& leaf_totals_out,
+                                          std::array<T, V::slots>& slot_totals_out) {
         T running{0};
         std::array<T, arguments> leaf_totals{};
         std::array<T, V::slots> slot_sums{};
-        const std::array<T*, arguments> element_partials = partials;
-        preaccumulation_target<T, arguments> target{leaf_totals, element_partials};
+        const std::array<T*, arguments> partials_copy = element_partials;
+        detail::preaccumulation_target<T, arguments> target{leaf_totals, partials_copy};
         for (std::size_t k = 0; k < v.size(); ++k) {
             const auto element = v.element(k, slot_sums.data());
             const auto y = call(fn, argument_for(element), k);
             running += y.value();
             sweep_into(y, target);
         }
-        value = running;
-        totals = leaf_totals;
-        slot_totals = slot_sums;
+        leaf_totals_out = leaf_totals;
+        slot_totals_out = slot_sums;
+        return running;
     }
 
     /// What fn receives for an element: a plain double from a constant vector, else the
@@ -481,7 +598,7 @@ struct mapped_sum_expr {
     }
 
     template <class Bindings, class Sink>
-    constexpr void backward(const value_type& adjoint, Sink& sink) const {
+    constexpr void backward(const V& v, const T& adjoint, Sink& sink) const {
         [&]<std::size_t... I>(std::index_sequence<I...>) {
             (add<I>(adjoint, sink), ...);
         }(std::make_index_sequence<arguments>{});
@@ -491,13 +608,84 @@ struct mapped_sum_expr {
     }
 
     template <std::size_t I, class Sink>
-    constexpr void add(const value_type& adjoint, Sink& sink) const {
+    constexpr void add(const T& adjoint, Sink& sink) const {
         if constexpr (Leaves.scalars >> I & 1) sink.target.template add_leaf<I>(adjoint * totals[I]);
         if constexpr (Leaves.vectors >> I & 1) {
+            // Reached by the top-level sweep, a claimant's partials stay where they are.
+            if constexpr (requires { std::remove_cvref_t<decltype(sink.target)>::finishes_claims; })
+                if (claimed) {
+                    detail::vector_gradient& gradient = detail::current_call->gradients[I];
+                    gradient.scale += adjoint;
+                    gradient.swept = true;
+                    return;
+                }
             const std::size_t n = detail::current_call->lengths[I];
             for (std::size_t k = 0; k < n; ++k)
                 sink.target.template add_element<I>(k, adjoint * partials[I][k]);
         }
+    }
+};
+
+/// sum_k fn(v_k), with fn's local partials kept from when the node was built.
+template <class T, detail::leaf_set Leaves, class V>
+struct mapped_sum_expr {
+    static constexpr std::string_view name = "sum(v, fn)";
+    using value_type = T;
+    V v; // for its broadcast scalars, swept with the totals kept in `kept`
+    value_type value{0};
+    preaccumulation<T, Leaves, V> kept;
+
+    template <class Fn>
+    mapped_sum_expr(const V& v, Fn& fn) : v(v) {
+        kept.claim_gradients();
+        value = kept.build(name, v, fn);
+    }
+    template <class Bindings, class Sink>
+    constexpr void backward(const value_type& adjoint, Sink& sink) const {
+        kept.template backward<Bindings>(v, adjoint, sink);
+    }
+};
+
+/// The sum of a vector's elements. Built at the top level of the lambda, over scalar leaves and
+/// constants or as the first node to reach its vector arguments, it sums as sum(v, fn) does,
+/// with fn the identity, and keeps what that leaves in the call's scratch arena. Otherwise
+/// (inside sum(v, fn), over a vector argument an earlier node reaches, or over a zg::scan) it
+/// only adds up the values, and its sweep visits every element's expression with the adjoint
+/// that arrives.
+template <class V>
+struct sum_expr {
+    static constexpr std::string_view name = "sum";
+    using value_type = typename V::value_type;
+    static constexpr detail::leaf_set leaves = detail::leaves_of<V>::value;
+    using kept_type = preaccumulation<value_type, leaves, V>;
+    V v;
+    value_type value{0};
+    const kept_type* kept = nullptr;
+
+    explicit sum_expr(const V& v) : v(v) {
+        using detail::current_call;
+        if constexpr (!detail::gathers_per_element<V>::value &&
+                      !detail::is_constant<decltype(v.element(0, nullptr))>::value) {
+            if (current_call != nullptr && current_call->building == 0) {
+                kept_type* record = current_call->make<kept_type>();
+                if (leaves.vectors == 0 || record->claim_gradients()) {
+                    auto identity = [](const auto& element) { return element; };
+                    value = record->build(name, v, identity);
+                    kept = record;
+                    return;
+                }
+            }
+        }
+        detail::touch_gradients(leaves.vectors);
+        value = detail::sum_of_elements(v);
+    }
+    template <class Bindings, class Sink>
+    constexpr void backward(const value_type& adjoint, Sink& sink) const {
+        if (kept != nullptr)
+            kept->template backward<Bindings>(v, adjoint, sink);
+        else
+            detail::sweep_elements<Bindings>(
+                v, sink, [&](std::size_t, const value_type&) { return adjoint; });
     }
 };
 
@@ -593,7 +781,7 @@ auto sum(const V& v, Fn fn) {
     const auto vector = detail::as_vector(v);
     using tree = std::remove_cvref_t<decltype(vector.tree)>;
     using T = typename tree::value_type;
-    using probe = mapped_sum_expr<T, detail::leaf_set{}, tree>;
+    using probe = preaccumulation<T, detail::leaf_set{}, tree>;
     using result = decltype(probe::call(fn, probe::argument_for(vector.tree.element(0, nullptr)), 0));
     static_assert(Expression<result>,
                   "zg::sum(v, fn): fn must return a scalar expression of the element");
