@@ -4,5 +4,6 @@
 #include "zerograd/core/reductions.hpp"
 #include "zerograd/tape/dot.hpp"
 #include "zerograd/tape/grad.hpp"
+#include "zerograd/tape/reductions.hpp"
 #include "zerograd/tape/tape.hpp"
 #include "zerograd/tape/var.hpp"

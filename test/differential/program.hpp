@@ -101,6 +101,11 @@ T evaluate(const program& p, std::span<const T> inputs) {
             ZG_BINARY_OPERATORS(ZG_OPERATOR_CASE)
 #undef ZG_OPERATOR_CASE
 #undef ZG_CASE_BINARY
+        case zg::op_id::sum: // reductions over ranges: the generator makes none
+        case zg::op_id::dot:
+        case zg::op_id::prod:
+        case zg::op_id::log_sum_exp:
+            break;
         }
     }
     return values.back();
@@ -336,6 +341,11 @@ inline std::string print(const program& p, int i) {
     case zg::op_id::fn: return "(" + operand(n.l) + " " #symbol " " + operand(n.r) + ")";
         ZG_BINARY_OPERATORS(ZG_PRINT_OPERATOR)
 #undef ZG_PRINT_OPERATOR
+    case zg::op_id::sum: // reductions over ranges: the generator makes none
+    case zg::op_id::dot:
+    case zg::op_id::prod:
+    case zg::op_id::log_sum_exp:
+        break;
     }
     return "?";
 }

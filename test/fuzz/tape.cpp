@@ -1,10 +1,11 @@
 // test/fuzz/tape.cpp: a libFuzzer target. Bytes decode into a tape program: leaves holding any
 // double (NaN, infinities, huge, tiny, subnormal), every elementary operation on any earlier
-// variable or a constant, compound assignment, backward sweeps, gradient reads and writes,
-// zeroing, scopes opened and closed (so variables dangle), zg::tape::grad nested inside, and
-// zg::to_dot. What may happen: zg::error (a dangling variable; zg::domain_error in checked
-// builds). What may not: a crash, a sanitizer report, another exception, or a tape that is wrong
-// after an error: the invariants below are checked after every step.
+// variable or a constant, reductions over up to 318 variables, compound assignment, backward
+// sweeps, gradient reads and writes, zeroing, scopes opened and closed (so variables dangle),
+// zg::tape::grad nested inside, and zg::to_dot. What may happen: zg::error (a dangling variable;
+// zg::domain_error in checked builds). What may not: a crash, a sanitizer report, another
+// exception, or a tape that is wrong after an error: the invariants below are checked after
+// every step.
 #include <zerograd/tape.hpp>
 
 #include <cstddef>
@@ -111,7 +112,7 @@ void run(reader& in) {
     for (int step = 0; step < 512 && !in.done(); ++step) {
         const auto size_before = tape.size();
         try {
-            switch (in.byte() % 16) {
+            switch (in.byte() % 17) {
             case 0: keep(var(in.number())); break;
             case 1: keep(pick(unary, in)(any())); break;
             case 2: {
@@ -169,6 +170,35 @@ void run(reader& in) {
             case 15: {
                 const var& l = any();
                 sink = (l < any()) ? 1.0 : 0.0;
+                break;
+            }
+            case 16: {
+                // A reduction over up to 318 variables: more than one node's 255 operands.
+                const std::size_t count = in.byte() + in.byte() % 64;
+                std::vector<var> range;
+                for (std::size_t k = 0; k < count; ++k)
+                    range.push_back(any());
+                switch (in.byte() % 5) {
+                case 0:
+                    keep(zg::sum(range));
+                    break;
+                case 1:
+                    keep(zg::prod(range));
+                    break;
+                case 2:
+                    keep(zg::log_sum_exp(range));
+                    break;
+                case 3:
+                    keep(zg::dot(range, range));
+                    break;
+                case 4: {
+                    std::vector<double> weights(count);
+                    for (double& w : weights)
+                        w = in.number();
+                    keep(zg::dot(weights, range));
+                    break;
+                }
+                }
                 break;
             }
             }

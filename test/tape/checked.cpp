@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <vector>
 
 TEST_CASE("non-finite results from finite inputs are reported") {
     zg::var zero = 0.0, minus_one = -1.0, x = 2.0;
@@ -24,4 +25,15 @@ TEST_CASE("non-finite results from finite inputs are reported") {
         y.backward();
         CHECK(x.grad() == 4.5);
     }
+}
+
+TEST_CASE("reductions that overflow from finite elements are reported") {
+    const std::vector<zg::var> large{zg::var(1e200), zg::var(1e200)};
+    CHECK_THROWS_WITH_AS(zg::prod(large), "zg::domain_error: prod of 2 finite elements gave inf",
+                         zg::domain_error);
+    CHECK_THROWS_AS(zg::sum(std::vector<zg::var>{zg::var(1e308), zg::var(1e308)}),
+                    zg::domain_error);
+    CHECK(zg::log_sum_exp(large).data() == doctest::Approx(1e200)); // shifted: no overflow
+    const std::vector<zg::var> with_infinity{zg::var(INFINITY), zg::var(1.0)};
+    CHECK(std::isinf(zg::sum(with_infinity).data())); // passed on, not reported
 }

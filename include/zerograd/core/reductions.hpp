@@ -6,6 +6,7 @@
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/scalar.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <concepts>
 #include <functional>
@@ -150,5 +151,74 @@ auto log_sum_exp(const R& range) {
     if (!std::isfinite(shift)) shift = 0;
     return log(zg::sum(range, [&](const auto& x) { return exp(x - shift); })) + shift;
 }
+
+namespace reduction_rules {
+
+// The rules of the reductions a tape records as one node, as core/rules.hpp states those of the
+// elementary operations: the value, and dy/dx_k written to partials[k]. Each sums or multiplies
+// from the first element to the last, as the loops above do, so either way gives the same
+// value to the bit.
+
+/// y = sum_k x_k; dy/dx_k = 1.
+template <class T>
+T sum(std::span<const T> x, T* partials) {
+    T total(0);
+    for (std::size_t k = 0; k < x.size(); ++k) {
+        total = k == 0 ? x[0] : total + x[k];
+        partials[k] = T(1);
+    }
+    return total;
+}
+
+/// y = sum_k a_k b_k; dy/da_k = b_k and dy/db_k = a_k.
+template <class T>
+T dot(std::span<const T> a, std::span<const T> b, T* partials_a, T* partials_b) {
+    T total(0);
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        total = k == 0 ? a[0] * b[0] : total + a[k] * b[k];
+        partials_a[k] = b[k];
+        partials_b[k] = a[k];
+    }
+    return total;
+}
+
+/// y = prod_k x_k; dy/dx_k is the product of the others, as the product of the elements before
+/// k times those after it: exact when elements are zero, and no division.
+template <class T>
+T prod(std::span<const T> x, T* partials) {
+    T product(1);
+    for (std::size_t k = 0; k < x.size(); ++k) {
+        partials[k] = product;
+        product = k == 0 ? x[0] : product * x[k];
+    }
+    T suffix(1);
+    for (std::size_t k = x.size(); k-- > 0;) {
+        partials[k] = partials[k] * suffix;
+        suffix = suffix * x[k];
+    }
+    return product;
+}
+
+/// y = log sum_k exp(x_k), around the largest element m (0 when it is not finite); dy/dx_k =
+/// exp(x_k - m) / sum_j exp(x_j - m).
+template <class T>
+T log_sum_exp(std::span<const T> x, T* partials) {
+    using std::exp;
+    using std::log;
+    double shift = -std::numeric_limits<double>::infinity();
+    for (const T& xk : x)
+        shift = std::max(shift, detail::primal(xk));
+    if (!std::isfinite(shift)) shift = 0;
+    T total(0);
+    for (std::size_t k = 0; k < x.size(); ++k) {
+        partials[k] = exp(x[k] - shift);
+        total = k == 0 ? partials[0] : total + partials[k];
+    }
+    for (std::size_t k = 0; k < x.size(); ++k)
+        partials[k] = partials[k] / total;
+    return log(total) + shift;
+}
+
+} // namespace reduction_rules
 
 } // namespace zg

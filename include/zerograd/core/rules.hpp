@@ -30,6 +30,11 @@ enum class op_id : std::uint8_t {
     ZG_UNARY_FUNCTIONS(ZG_ENUMERATE) ZG_BINARY_FUNCTIONS(ZG_ENUMERATE)
         ZG_BINARY_OPERATORS(ZG_ENUMERATE)
 #undef ZG_ENUMERATE
+    // Reductions a tape records as one node (core/reductions.hpp, reduction_rules).
+    sum,
+    dot,
+    prod,
+    log_sum_exp,
 };
 
 /// A rule of one argument states `value(x)` and `dx(x, y)`, the partial at x given y = value(x);
@@ -564,6 +569,14 @@ constexpr std::string_view name_of(op_id id) {
         ZG_BINARY_FUNCTIONS(ZG_NAME_CASE)
         ZG_BINARY_OPERATORS(ZG_NAME_CASE)
 #undef ZG_NAME_CASE
+    case op_id::sum:
+        return "sum";
+    case op_id::dot:
+        return "dot";
+    case op_id::prod:
+        return "prod";
+    case op_id::log_sum_exp:
+        return "log_sum_exp";
     }
     return "?";
 }

@@ -111,6 +111,42 @@ public:
         return push<2>(op, y, {l, r}, {dl, dr});
     }
 
+    /// The most operands one node takes.
+    static constexpr std::size_t max_arity = 255;
+
+    /// Records y = op(x_0, ..., x_{n-1}) with local partials dy/dx_k (a reduction): one node
+    /// of up to 255 operands, or a chain of nodes that each take up to 254 and then the node
+    /// before them, with partial 1. The sweep is linear in the adjoints, so every x_k still
+    /// receives dy/dx_k times y's adjoint. Each node of the chain holds y.
+    index_type record_many(op_id op, const T& y, const index_type* operands, const T* partials,
+                           std::size_t count) {
+        std::size_t done = 0;
+        index_type previous = 0;
+        do {
+            const std::size_t link = done == 0 ? 0 : 1;
+            const std::size_t take = std::min(count - done, max_arity - link);
+            const std::size_t arity = take + link;
+            if (size_ == node_capacity_ || operand_count_ + arity > operand_capacity_) [[unlikely]]
+                grow(arity);
+            const index_type i = size_;
+            const std::size_t position = operand_count_;
+            values_[i] = y;
+            stamps_[i] = stamp_;
+            shapes_[i] = node_shape{op, std::uint8_t(arity)};
+            std::copy_n(partials + done, take, partials_ + position);
+            std::copy_n(operands + done, take, operands_ + position);
+            if (link != 0) {
+                partials_[position + take] = T(1);
+                operands_[position + take] = previous;
+            }
+            size_ = i + 1;
+            operand_count_ = position + arity;
+            previous = i;
+            done += take;
+        } while (done < count);
+        return previous;
+    }
+
     /// The adjoints of nodes first, first + 1, ...: read after a sweep, as zg::tape::grad does
     /// for its leaves.
     const T* adjoints_from(index_type first) {

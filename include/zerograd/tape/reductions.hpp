@@ -1,0 +1,198 @@
+// zerograd/tape/reductions.hpp: zg::sum, dot, prod and log_sum_exp over ranges of variables,
+// each recorded as one node with a partial per element (core/reductions.hpp, reduction_rules)
+// instead of one node per addition or multiplication.
+#pragma once
+
+#include "zerograd/core/reductions.hpp"
+#include "zerograd/core/scalar.hpp"
+#include "zerograd/tape/tape.hpp"
+#include "zerograd/tape/var.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace zg {
+
+namespace tape::detail {
+
+template <class X>
+struct is_var : std::false_type {};
+template <class T>
+struct is_var<basic_var<T>> : std::true_type {};
+
+/// The values and node indices of a range of variables, which must share one tape, copied into
+/// this thread's scratch space (kept, so nothing is allocated once warm). `slot` picks one of
+/// two sets, for dot of two ranges of variables.
+template <class T>
+struct gathered {
+    basic_tape<T>* tape = nullptr;
+    std::span<const T> values;
+    std::span<const typename basic_tape<T>::index_type> indices;
+};
+
+template <class T>
+struct reduction_scratch {
+    std::vector<T> values[2], partials[2];
+    std::vector<typename basic_tape<T>::index_type> indices[2];
+};
+
+template <class T>
+reduction_scratch<T>& scratch() {
+    static thread_local reduction_scratch<T> kept;
+    return kept;
+}
+
+[[noreturn, gnu::cold]] inline void throw_reduction_tapes(std::string_view operation) {
+    throw error("zg::" + std::string(operation) + ": the variables are on different tapes");
+}
+
+template <class R>
+auto gather(std::string_view operation, const R& range, int slot) {
+    using T = typename zg::detail::element_t<R>::value_type;
+    auto& kept = scratch<T>();
+    std::vector<T>& values = kept.values[slot];
+    auto& indices = kept.indices[slot];
+    const std::size_t n = std::ranges::size(range);
+    if (values.size() < n) values.resize(n);
+    if (indices.size() < n) indices.resize(n);
+    basic_tape<T>* tape = n == 0 ? &this_thread_tape<T>() : &std::ranges::begin(range)->tape();
+    T* value_out = values.data();
+    auto* index_out = indices.data();
+    for (const basic_var<T>& x : range) {
+        if (&x.tape() != tape) [[unlikely]] // x.tape() throws zg::dangling_var if reclaimed
+            throw_reduction_tapes(operation);
+        *value_out++ = tape->value(x.index());
+        *index_out++ = x.index();
+    }
+    return gathered<T>{tape, std::span<const T>(values.data(), n),
+                       std::span<const typename basic_tape<T>::index_type>(indices.data(), n)};
+}
+
+template <class T>
+T* partials_for(std::size_t count, int slot) {
+    std::vector<T>& partials = scratch<T>().partials[slot];
+    if (partials.size() < count) partials.resize(count);
+    return partials.data();
+}
+
+/// In checked builds, a reduction of finite elements whose value is not finite (an overflow)
+/// throws zg::domain_error, as its elementary operations one by one would.
+template <class T>
+void check_reduction(std::string_view operation, const T& y, std::span<const T> values) {
+    if constexpr (config::checked) {
+        if (std::isfinite(zg::detail::primal(y))) return;
+        for (const T& x : values)
+            if (!std::isfinite(zg::detail::primal(x))) return;
+        throw domain_error("zg::domain_error: " + std::string(operation) + " of " +
+                           std::to_string(values.size()) + " finite elements gave " +
+                           std::to_string(zg::detail::primal(y)));
+    }
+}
+
+/// Records a reduction over one range of variables by its rule.
+template <class R, class Rule>
+auto record_reduction(op_id op, std::string_view operation, const R& range, Rule rule) {
+    using V = zg::detail::element_t<R>;
+    using T = typename V::value_type;
+    const gathered<T> x = gather(operation, range, 0);
+    T* partials = partials_for<T>(x.values.size(), 0);
+    const T y = rule(x.values, partials);
+    check_reduction(operation, y, x.values);
+    return var_access::at(*x.tape,
+                          x.tape->record_many(op, y, x.indices.data(), partials, x.values.size()));
+}
+
+} // namespace tape::detail
+
+/// A sized range of variables (a std::vector or std::span of zg::var).
+template <class R>
+concept var_range = detail::scalar_range<R> && tape::detail::is_var<detail::element_t<R>>::value;
+
+/// The sum of a range of variables, as one node (zero for an empty range).
+template <class R>
+requires var_range<R>
+auto sum(const R& range) {
+    using T = typename detail::element_t<R>::value_type;
+    return tape::detail::record_reduction(op_id::sum, "sum", range, reduction_rules::sum<T>);
+}
+
+/// The product of a range of variables, as one node (one for an empty range).
+template <class R>
+requires var_range<R>
+auto prod(const R& range) {
+    using T = typename detail::element_t<R>::value_type;
+    return tape::detail::record_reduction(op_id::prod, "prod", range, reduction_rules::prod<T>);
+}
+
+/// log(sum(exp(x))) of a range of variables, stable for large elements, as one node.
+template <class R>
+requires var_range<R>
+auto log_sum_exp(const R& range) {
+    using T = typename detail::element_t<R>::value_type;
+    return tape::detail::record_reduction(op_id::log_sum_exp, "log_sum_exp", range,
+                                          reduction_rules::log_sum_exp<T>);
+}
+
+/// sum_k a_k b_k where either range (or both) holds variables, as one node.
+template <class A, class B>
+requires detail::scalar_range<A> && detail::scalar_range<B> &&
+    (var_range<A> || var_range<B>)auto dot(const A& a, const B& b) {
+    if (std::ranges::size(a) != std::ranges::size(b))
+        throw shape_error("zg::dot: ranges of sizes " + std::to_string(std::ranges::size(a)) +
+                          " and " + std::to_string(std::ranges::size(b)));
+    if constexpr (var_range<A> && var_range<B>) {
+        using V = detail::element_t<A>;
+        using T = typename V::value_type;
+        static_assert(std::is_same_v<V, detail::element_t<B>>,
+                      "zg::dot: both ranges must hold variables of one scalar type");
+        const auto x = tape::detail::gather("dot", a, 0);
+        const auto y = tape::detail::gather("dot", b, 1);
+        if (x.tape != y.tape && !x.values.empty()) tape::detail::throw_reduction_tapes("dot");
+        const std::size_t n = x.values.size();
+        T* partials = tape::detail::partials_for<T>(2 * n, 0);
+        const T value = reduction_rules::dot<T>(x.values, y.values, partials, partials + n);
+        tape::detail::check_reduction<T>("dot", value, x.values);
+        auto& indices = tape::detail::scratch<T>().indices[0];
+        indices.resize(std::max(indices.size(), 2 * n));
+        std::copy(y.indices.begin(), y.indices.end(), indices.begin() + std::ptrdiff_t(n));
+        return tape::detail::var_access::at(
+            *x.tape, x.tape->record_many(op_id::dot, value, indices.data(), partials, 2 * n));
+    } else {
+        // One side of plain numbers: partial w_k by each variable x_k.
+        const auto& vars = [&]() -> const auto& {
+            if constexpr (var_range<A>)
+                return a;
+            else
+                return b;
+        }
+        ();
+        const auto& weights = [&]() -> const auto& {
+            if constexpr (var_range<A>)
+                return b;
+            else
+                return a;
+        }
+        ();
+        using V = detail::element_t<std::remove_cvref_t<decltype(vars)>>;
+        using T = typename V::value_type;
+        const auto x = tape::detail::gather("dot", vars, 0);
+        const std::size_t n = x.values.size();
+        auto& w = tape::detail::scratch<T>().values[1];
+        w.assign(std::ranges::begin(weights), std::ranges::end(weights));
+        T* partials = tape::detail::partials_for<T>(2 * n, 0);
+        // partials[k] = dy/dx_k = w_k; the products keep the caller's order, a_k * b_k.
+        const T value = var_range<A> ? reduction_rules::dot<T>(x.values, w, partials, partials + n)
+                                     : reduction_rules::dot<T>(w, x.values, partials + n, partials);
+        tape::detail::check_reduction<T>("dot", value, x.values);
+        return tape::detail::var_access::at(
+            *x.tape, x.tape->record_many(op_id::dot, value, x.indices.data(), partials, n));
+    }
+}
+
+} // namespace zg
