@@ -132,3 +132,29 @@ TEST_CASE("variables on two tapes, or reclaimed, are refused") {
     }
     CHECK_THROWS_AS(zg::prod(stale), zg::dangling_var);
 }
+
+TEST_CASE("sum(range, fn) records its terms and one node for their sum") {
+    const std::vector<double> x = point(300), data = point(40);
+    const auto mapped = [&](vars v) {
+        // Nested: fn itself sums over the data, with the element's index.
+        return zg::sum(v, [&](const zg::var& e, std::size_t k) {
+            return square(e - 0.5) * double(k % 3) + zg::sum(data, [&](double d) { return e * d; });
+        });
+    };
+    const auto looped = [&](vars v) {
+        zg::var total = 0.0;
+        for (std::size_t k = 0; k < v.size(); ++k) {
+            zg::var inner = 0.0;
+            for (double d : data)
+                inner += v[k] * d;
+            total += square(v[k] - 0.5) * double(k % 3) + inner;
+        }
+        return total;
+    };
+    const auto [value, grad] = zg::tape::value_and_grad(mapped, x);
+    const auto [loop_value, loop_grad] = zg::tape::value_and_grad(looped, x);
+    CHECK(value == doctest::Approx(loop_value).epsilon(1e-14));
+    check_same(std::get<0>(grad), std::get<0>(loop_grad), 1e-13);
+    const std::vector<zg::var> none;
+    CHECK(zg::sum(none, [](const zg::var& e) { return e * 2.0; }).data() == 0);
+}

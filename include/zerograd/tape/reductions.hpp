@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <deque>
 #include <span>
 #include <string>
 #include <string_view>
@@ -40,6 +41,11 @@ template <class T>
 struct reduction_scratch {
     std::vector<T> values[2], partials[2];
     std::vector<typename basic_tape<T>::index_type> indices[2];
+    // The terms of the sum(range, fn) calls in progress, one level per call: fn may call it too
+    // (a deque, so that a deeper level does not move the buffers of those in progress).
+    std::deque<std::vector<T>> term_values;
+    std::deque<std::vector<typename basic_tape<T>::index_type>> term_indices;
+    std::size_t term_depth = 0;
 };
 
 template <class T>
@@ -120,6 +126,51 @@ requires var_range<R>
 auto sum(const R& range) {
     using T = typename detail::element_t<R>::value_type;
     return tape::detail::record_reduction(op_id::sum, "sum", range, reduction_rules::sum<T>);
+}
+
+/// sum_k fn(x_k) where fn gives variables (of an element, or of an element and its index k):
+/// the terms are recorded as fn makes them, their sum as one node.
+template <class R, class Fn>
+requires detail::closed_map<Fn, R> &&
+    tape::detail::is_var<std::remove_cvref_t<decltype(detail::call_map(
+        std::declval<Fn&>(), *std::ranges::begin(std::declval<const R&>()), 0))>>::value auto
+    sum(const R& range, Fn fn) {
+    using V = std::remove_cvref_t<decltype(detail::call_map(fn, *std::ranges::begin(range), 0))>;
+    using T = typename V::value_type;
+    auto& kept = tape::detail::scratch<T>();
+    struct level { // this call's buffers, released for reuse when it returns
+        tape::detail::reduction_scratch<T>& kept;
+        explicit level(tape::detail::reduction_scratch<T>& k) : kept(k) {
+            if (kept.term_values.size() == kept.term_depth) {
+                kept.term_values.emplace_back();
+                kept.term_indices.emplace_back();
+            }
+            ++kept.term_depth;
+        }
+        ~level() { --kept.term_depth; }
+    } scope(kept);
+    std::vector<T>& values = kept.term_values[kept.term_depth - 1];
+    auto& indices = kept.term_indices[kept.term_depth - 1];
+    values.clear();
+    indices.clear();
+    tape::basic_tape<T>* tape = nullptr;
+    std::size_t k = 0;
+    for (const auto& x : range) {
+        const V term = detail::call_map(fn, x, k++);
+        tape::basic_tape<T>& own = term.tape();
+        if (tape == nullptr)
+            tape = &own;
+        else if (tape != &own) [[unlikely]]
+            tape::detail::throw_reduction_tapes("sum");
+        values.push_back(own.value(term.index()));
+        indices.push_back(term.index());
+    }
+    if (tape == nullptr) return V(T(0));
+    T* partials = tape::detail::partials_for<T>(values.size(), 0);
+    const T y = reduction_rules::sum<T>(values, partials);
+    tape::detail::check_reduction<T>("sum", y, values);
+    return tape::detail::var_access::at(
+        *tape, tape->record_many(op_id::sum, y, indices.data(), partials, values.size()));
 }
 
 /// The product of a range of variables, as one node (one for an empty range).
