@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -120,9 +121,14 @@ auto record_reduction(op_id op, std::string_view operation, const R& range, Rule
 template <class R>
 concept var_range = detail::scalar_range<R> && tape::detail::is_var<detail::element_t<R>>::value;
 
+/// fn gives a variable for an element of the range.
+template <class Fn, class R>
+concept var_map = tape::detail::is_var<std::remove_cvref_t<decltype(detail::call_map(
+    std::declval<Fn&>(), *std::ranges::begin(std::declval<const R&>()), 0))>>::value;
+
 /// The sum of a range of variables, as one node (zero for an empty range).
 template <class R>
-requires var_range<R>
+    requires var_range<R>
 auto sum(const R& range) {
     using T = typename detail::element_t<R>::value_type;
     return tape::detail::record_reduction(op_id::sum, "sum", range, reduction_rules::sum<T>);
@@ -131,10 +137,8 @@ auto sum(const R& range) {
 /// sum_k fn(x_k) where fn gives variables (of an element, or of an element and its index k):
 /// the terms are recorded as fn makes them, their sum as one node.
 template <class R, class Fn>
-requires detail::closed_map<Fn, R> &&
-    tape::detail::is_var<std::remove_cvref_t<decltype(detail::call_map(
-        std::declval<Fn&>(), *std::ranges::begin(std::declval<const R&>()), 0))>>::value auto
-    sum(const R& range, Fn fn) {
+    requires detail::closed_map<Fn, R> && var_map<Fn, R>
+auto sum(const R& range, Fn fn) {
     using V = std::remove_cvref_t<decltype(detail::call_map(fn, *std::ranges::begin(range), 0))>;
     using T = typename V::value_type;
     auto& kept = tape::detail::scratch<T>();
@@ -175,7 +179,7 @@ requires detail::closed_map<Fn, R> &&
 
 /// The product of a range of variables, as one node (one for an empty range).
 template <class R>
-requires var_range<R>
+    requires var_range<R>
 auto prod(const R& range) {
     using T = typename detail::element_t<R>::value_type;
     return tape::detail::record_reduction(op_id::prod, "prod", range, reduction_rules::prod<T>);
@@ -183,7 +187,7 @@ auto prod(const R& range) {
 
 /// log(sum(exp(x))) of a range of variables, stable for large elements, as one node.
 template <class R>
-requires var_range<R>
+    requires var_range<R>
 auto log_sum_exp(const R& range) {
     using T = typename detail::element_t<R>::value_type;
     return tape::detail::record_reduction(op_id::log_sum_exp, "log_sum_exp", range,
@@ -192,8 +196,8 @@ auto log_sum_exp(const R& range) {
 
 /// sum_k a_k b_k where either range (or both) holds variables, as one node.
 template <class A, class B>
-requires detail::scalar_range<A> && detail::scalar_range<B> &&
-    (var_range<A> || var_range<B>)auto dot(const A& a, const B& b) {
+    requires detail::scalar_range<A> && detail::scalar_range<B> && (var_range<A> || var_range<B>)
+auto dot(const A& a, const B& b) {
     if (std::ranges::size(a) != std::ranges::size(b))
         throw shape_error("zg::dot: ranges of sizes " + std::to_string(std::ranges::size(a)) +
                           " and " + std::to_string(std::ranges::size(b)));
@@ -216,20 +220,8 @@ requires detail::scalar_range<A> && detail::scalar_range<B> &&
             *x.tape, x.tape->record_many(op_id::dot, value, indices.data(), partials, 2 * n));
     } else {
         // One side of plain numbers: partial w_k by each variable x_k.
-        const auto& vars = [&]() -> const auto& {
-            if constexpr (var_range<A>)
-                return a;
-            else
-                return b;
-        }
-        ();
-        const auto& weights = [&]() -> const auto& {
-            if constexpr (var_range<A>)
-                return b;
-            else
-                return a;
-        }
-        ();
+        const auto& vars = std::get<var_range<A> ? 0 : 1>(std::tie(a, b));
+        const auto& weights = std::get<var_range<A> ? 1 : 0>(std::tie(a, b));
         using V = detail::element_t<std::remove_cvref_t<decltype(vars)>>;
         using T = typename V::value_type;
         const auto x = tape::detail::gather("dot", vars, 0);
