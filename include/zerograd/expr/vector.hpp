@@ -536,13 +536,11 @@ struct preaccumulation {
         if constexpr (Leaves.vectors != 0) {
             if (current_call == nullptr) throw_outside_grad(name);
             if (!claimed) current_call->touch(Leaves.vectors);
+            for (std::size_t i = 0; i < arguments; ++i)
+                if (Leaves.vectors >> i & 1)
+                    partials[i] = claimed ? current_call->gradients[i].data
+                                          : current_call->allocate(current_call->lengths[i]);
         }
-        [&]<std::size_t... I>(std::index_sequence<I...>) {
-            ((partials[I] = !(Leaves.vectors >> I & 1) ? nullptr
-                            : claimed                  ? current_call->gradients[I].data
-                                      : current_call->allocate(current_call->lengths[I])),
-             ...);
-        }(std::make_index_sequence<arguments>{});
         struct building_scope { // nodes that fn builds are local to this one
             call_context* call;
             explicit building_scope(call_context* c) : call(c) {
@@ -554,6 +552,7 @@ struct preaccumulation {
         } scope(current_call);
         return accumulate(v, fn, partials, totals, slot_totals);
     }
+
     /// The loop over the elements, in a function of its own whose running totals are locals:
     /// inlined into the constructor, g++ keeps the sum in memory, adding a store and a load to
     /// every iteration's chain of additions. The partials are stored through pointers, which
@@ -666,19 +665,20 @@ struct sum_expr {
         using detail::current_call;
         if constexpr (!detail::gathers_per_element<V>::value &&
                       !detail::is_constant<decltype(v.element(0, nullptr))>::value) {
-            if (current_call != nullptr && current_call->building == 0) {
+            if (current_call != nullptr && current_call->building == 0 &&
+                (leaves.vectors == 0 || current_call->claim(leaves.vectors))) {
                 kept_type* record = current_call->make<kept_type>();
-                if (leaves.vectors == 0 || record->claim_gradients()) {
-                    auto identity = [](const auto& element) { return element; };
-                    value = record->build(name, v, identity);
-                    kept = record;
-                    return;
-                }
+                record->claimed = leaves.vectors != 0;
+                auto identity = [](const auto& element) { return element; };
+                value = record->build(name, v, identity);
+                kept = record;
+                return;
             }
         }
         detail::touch_gradients(leaves.vectors);
         value = detail::sum_of_elements(v);
     }
+
     template <class Bindings, class Sink>
     constexpr void backward(const value_type& adjoint, Sink& sink) const {
         if (kept != nullptr)
