@@ -144,6 +144,33 @@ TEST_CASE("zg::scan") {
             z));
         CHECK(all_close(g, t, 1e-13));
     }
+    SUBCASE("sums over the states: scaled, with the input beside the states, one left out") {
+        // Each sum keeps its partials by the states until its sweep; the one left out of the
+        // result must leave nothing behind.
+        const auto f = [](auto x, auto w) {
+            auto s = zg::scan(x, [&](auto previous, auto xt) { return w * previous + xt * xt; });
+            const auto unused = zg::sum(exp(s));
+            (void)unused;
+            return 3 * zg::sum(s * x + s * s) - 0.5 * zg::sum(sin(s)) * w;
+        };
+        const auto [value, grad] = zg::value_and_grad(f, z, 0.7);
+        const auto [tape_value, tape_grad] = zg::tape::value_and_grad(
+            [](std::span<const zg::var> x, zg::var w) {
+                std::vector<zg::var> s{x[0]}; // s_0 = x_0: scan with no first step
+                for (std::size_t k = 1; k < x.size(); ++k)
+                    s.push_back(w * s.back() + x[k] * x[k]);
+                zg::var products = 0.0, sines = 0.0;
+                for (std::size_t k = 0; k < x.size(); ++k) {
+                    products += s[k] * x[k] + s[k] * s[k];
+                    sines += sin(s[k]);
+                }
+                return 3 * products - 0.5 * sines * w;
+            },
+            z, 0.7);
+        CHECK(laws::close(value, tape_value, 1e-13));
+        CHECK(all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
+        CHECK(laws::close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
+    }
     SUBCASE("the stochastic-volatility model: by hand, on the tape, by finite differences") {
         const double mu = -0.4, phi = 0.85, sigma = 0.6;
         const auto expected = stochastic_volatility_by_hand(mu, phi, sigma, z);

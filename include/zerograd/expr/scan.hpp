@@ -121,10 +121,15 @@ struct scan_expr {
             detail::backward<Bindings>(v.element(t, v_slots.data()), a * row[1], sink);
         }
         v.template propagate<Bindings>(v_slots.data(), sink);
+        // Only scalar leaves: argument I may be a vector that a step cannot capture.
         [&]<std::size_t... I>(std::index_sequence<I...>) {
-            ((Leaves.scalars >> I & 1 ? sink.target.template add_leaf<I>(totals[I]) : void()),
-             ...);
+            (add_if_scalar<I>(totals[I], sink), ...);
         }(std::make_index_sequence<arguments>{});
+    }
+
+    template <std::size_t I, class Sink>
+    static constexpr void add_if_scalar(const T& total, Sink& sink) {
+        if constexpr (Leaves.scalars >> I & 1) sink.target.template add_leaf<I>(total);
     }
 };
 
