@@ -121,6 +121,19 @@ struct slot_expr {
     ZG_MEMBERWISE_COPY(slot_expr, value(other.value), adjoint(other.adjoint))
 };
 
+/// An element of a vector that gathers its uses' adjoints per element (a zg::scan's state), to
+/// be propagated once every use is swept: its adjoint is added at `adjoint`.
+template <class T>
+struct gathered_expr {
+    using value_type = T;
+    T value;
+    T* adjoint;
+
+    ZG_INLINE constexpr gathered_expr(const T& value, T* adjoint)
+        : value(value), adjoint(adjoint) {}
+    ZG_MEMBERWISE_COPY(gathered_expr, value(other.value), adjoint(other.adjoint))
+};
+
 // Vector nodes (zerograd/expr/vector.hpp) compute elementwise and lazily; reductions turn them
 // into scalar nodes. A vector node says how many scalar operands it broadcasts (`slots`).
 template <class Op, class V>

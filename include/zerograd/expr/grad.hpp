@@ -70,6 +70,7 @@ public:
         saved_lengths_ = context.lengths;
         saved_gradients_ = context.gradients;
         saved_building_ = context.building;
+        saved_gathered_ = context.gathered.size();
         context.lengths = lengths_.data();
         context.gradients = gradients_.data();
         context.building = 0;
@@ -83,6 +84,7 @@ public:
         current_call->lengths = saved_lengths_;
         current_call->gradients = saved_gradients_;
         current_call->building = saved_building_;
+        current_call->gathered.resize(saved_gathered_);
         current_call = previous_;
     }
 
@@ -131,6 +133,7 @@ private:
     const std::size_t* saved_lengths_;
     vector_gradient* saved_gradients_;
     int saved_building_;
+    std::size_t saved_gathered_;
 };
 
 /// Where the top-level sweep of a call with vector arguments puts adjoints: numbers into the

@@ -65,7 +65,7 @@ struct scan_expr {
     scan_expr(const V& v, First& first, Step& step) : v(v), length(v.size()), count(v.size()) {
         using namespace detail;
         if (current_call == nullptr) throw_outside_grad(name);
-        states = current_call->allocate(length);
+        states = current_call->allocate(length, /*zeroed=*/false); // each written below
         adjoints = current_call->allocate(length);
         partials = current_call->allocate(length * row_width);
         std::array<T, V::slots> unused_slots{}; // elements are only read here, not swept
@@ -94,7 +94,7 @@ struct scan_expr {
     }
 
     constexpr std::size_t size() const { return count; }
-    ZG_INLINE constexpr slot_expr<T> element(std::size_t k, T*) const {
+    ZG_INLINE constexpr gathered_expr<T> element(std::size_t k, T*) const {
         return {states[begin + k], adjoints + begin + k};
     }
     constexpr scan_expr sliced(std::size_t offset, std::size_t n) const {

@@ -68,6 +68,13 @@ template <class Bindings, class T, class Sink>
 ZG_INLINE constexpr void visit_end(const slot_expr<T>& s, const T& adjoint, Sink&) {
     *s.adjoint += adjoint;
 }
+template <class Bindings, class T, class Sink>
+ZG_INLINE constexpr void visit_end(const gathered_expr<T>& g, const T& adjoint, Sink& sink) {
+    if constexpr (requires { sink.target.gather(g.adjoint, adjoint); })
+        sink.target.gather(g.adjoint, adjoint); // a sum keeping its partials for its own sweep
+    else
+        *g.adjoint += adjoint;
+}
 template <class Bindings, class Id, class T, class Sink>
 ZG_INLINE constexpr void visit_end(const bound_expr<Id, T>&, const T& adjoint, Sink& sink) {
     sink.binding_adjoints[binding_index<Id, Bindings>::value] += adjoint;

@@ -227,6 +227,12 @@ struct vector_gradient {
     double scale = 0;     // the adjoints that reached the claimant, summed over its copies
 };
 
+/// A sum's partial derivative by a gathered element (see gathered_expr), kept until its sweep.
+struct gathered_partial {
+    double* adjoint;
+    double partial;
+};
+
 /// What the zg::grad call in progress on this thread knows: each vector argument's length and
 /// gradient, and a scratch arena for per-element partials. The arena's blocks are kept, so
 /// after the first call nothing is allocated; a block never moves, so handed-out pointers stay
@@ -238,6 +244,7 @@ struct call_context {
     std::vector<std::unique_ptr<std::byte[]>> blocks; // in units of 8 bytes
     std::vector<std::size_t> block_sizes;
     std::size_t block = 0, used = 0;
+    std::vector<gathered_partial> gathered; // by sums over zg::scan states
 
     /// n doubles, zeroed unless asked not to.
     double* allocate(std::size_t n, bool zeroed = true) {
@@ -459,7 +466,8 @@ struct log_sum_exp_expr {
 namespace detail {
 
 /// Whether a vector tree holds a node whose uses gather adjoints per element (zg::scan): such a
-/// node must be swept after all its uses, which sum(v, fn)'s sweep-as-you-build cannot do.
+/// node must be swept after all its uses. A sum that sweeps its elements as it is built keeps
+/// its partials by such elements (gathered_partial) until its own sweep.
 template <class Node>
 struct gathers_per_element : std::false_type {};
 template <class Op, class V>
@@ -467,6 +475,21 @@ struct gathers_per_element<vector_unary_expr<Op, V>> : gathers_per_element<V> {}
 template <class Op, class L, class R>
 struct gathers_per_element<vector_binary_expr<Op, L, R>>
     : std::bool_constant<gathers_per_element<L>::value || gathers_per_element<R>::value> {};
+
+/// The vector leaves that a vector tree's elements reach directly; a zg::scan's input is reached
+/// only by the scan's own sweep.
+template <class Node>
+struct vectors_in_elements {
+    static constexpr std::uint64_t value =
+        gathers_per_element<Node>::value ? 0 : leaves_of<Node>::value.vectors;
+};
+template <class Op, class V>
+struct vectors_in_elements<vector_unary_expr<Op, V>> : vectors_in_elements<V> {};
+template <class Op, class L, class R>
+struct vectors_in_elements<vector_binary_expr<Op, L, R>> {
+    static constexpr std::uint64_t value =
+        vectors_in_elements<L>::value | vectors_in_elements<R>::value;
+};
 
 /// Whether building the tree takes the call's scratch arena (it holds a zg::scan), so that
 /// zg::grad must provide one even when every argument is a number.
@@ -499,6 +522,8 @@ template <class T, std::size_t Arguments>
 struct preaccumulation_target {
     std::array<T, Arguments>& totals;
     const std::array<T*, Arguments>& partials;
+    std::vector<gathered_partial>* gathered; // the call's, from `first` on
+    std::size_t first;
     template <std::size_t I>
     ZG_INLINE constexpr void add_leaf(const T& adjoint) {
         totals[I] += adjoint;
@@ -506,6 +531,13 @@ struct preaccumulation_target {
     template <std::size_t I>
     ZG_INLINE constexpr void add_element(std::size_t k, const T& adjoint) {
         partials[I][k] += adjoint;
+    }
+    void gather(T* adjoint, const T& partial) {
+        // Two uses of a state in one element (h + y * exp(-h)) keep one entry.
+        if (gathered->size() > first && gathered->back().adjoint == adjoint)
+            gathered->back().partial += partial;
+        else
+            gathered->push_back({adjoint, partial});
     }
 };
 
@@ -519,14 +551,22 @@ struct preaccumulation_target {
 template <class T, detail::leaf_set Leaves, class V>
 struct preaccumulation {
     static constexpr std::size_t arguments = std::bit_width(Leaves.scalars | Leaves.vectors);
+    // The vector leaves with partials per element: a zg::scan's input is left to the scan.
+    static constexpr std::uint64_t element_vectors = detail::gathers_per_element<V>::value
+                                                         ? detail::vectors_in_elements<V>::value
+                                                         : Leaves.vectors;
     std::array<T, arguments> totals{};
     std::array<T*, arguments> partials{};
     std::array<T, V::slots> slot_totals{};
+    std::size_t gathered_begin = 0, gathered_end = 0; // in the call's `gathered`
     bool claimed = false; // the partials by vector leaves are in their gradients
 
-    bool claim_gradients() {
-        claimed = detail::current_call != nullptr && detail::current_call->claim(Leaves.vectors);
-        return claimed;
+    /// Claims the gradients of the vector leaves for a sum built now, which then holds its
+    /// partials by them there: it must be the first node to reach them, and over no zg::scan
+    /// (whose own sweep writes into them as well).
+    static bool claim() {
+        return !detail::gathers_per_element<V>::value && detail::current_call != nullptr &&
+               detail::current_call->claim(Leaves.vectors);
     }
 
     /// Sweeps fn(v_k) for every k; returns the sum.
@@ -537,7 +577,7 @@ struct preaccumulation {
             if (current_call == nullptr) throw_outside_grad(name);
             if (!claimed) current_call->touch(Leaves.vectors);
             for (std::size_t i = 0; i < arguments; ++i)
-                if (Leaves.vectors >> i & 1)
+                if (element_vectors >> i & 1)
                     partials[i] = claimed ? current_call->gradients[i].data
                                           : current_call->allocate(current_call->lengths[i]);
         }
@@ -550,7 +590,14 @@ struct preaccumulation {
                 if (call) --call->building;
             }
         } scope(current_call);
-        return accumulate(v, fn, partials, totals, slot_totals);
+        std::vector<gathered_partial>* gathered = nullptr;
+        if constexpr (gathers_per_element<V>::value) {
+            gathered = &current_call->gathered;
+            gathered_begin = gathered->size();
+        }
+        const T sum = accumulate(v, fn, partials, totals, slot_totals, gathered);
+        if constexpr (gathers_per_element<V>::value) gathered_end = gathered->size();
+        return sum;
     }
 
     /// The loop over the elements, in a function of its own whose running totals are locals:
@@ -558,15 +605,16 @@ struct preaccumulation {
     /// every iteration's chain of additions. The partials are stored through pointers, which
     /// could alias members, so the totals are copied out only at the end.
     template <class Fn>
-    [[gnu::noinline]] static T accumulate(const V& v, Fn& fn,
-                                          const std::array<T*, arguments>& element_partials,
-                                          std::array<T, arguments>& leaf_totals_out,
-                                          std::array<T, V::slots>& slot_totals_out) {
+    [[gnu::noinline]] static T
+    accumulate(const V& v, Fn& fn, const std::array<T*, arguments>& element_partials,
+               std::array<T, arguments>& leaf_totals_out, std::array<T, V::slots>& slot_totals_out,
+               std::vector<detail::gathered_partial>* gathered) {
         T running{0};
         std::array<T, arguments> leaf_totals{};
         std::array<T, V::slots> slot_sums{};
         const std::array<T*, arguments> partials_copy = element_partials;
-        detail::preaccumulation_target<T, arguments> target{leaf_totals, partials_copy};
+        detail::preaccumulation_target<T, arguments> target{leaf_totals, partials_copy, gathered,
+                                                            gathered ? gathered->size() : 0};
         for (std::size_t k = 0; k < v.size(); ++k) {
             const auto element = v.element(k, slot_sums.data());
             const auto y = call(fn, argument_for(element), k);
@@ -601,6 +649,11 @@ struct preaccumulation {
         [&]<std::size_t... I>(std::index_sequence<I...>) {
             (add<I>(adjoint, sink), ...);
         }(std::make_index_sequence<arguments>{});
+        if constexpr (detail::gathers_per_element<V>::value) {
+            const detail::gathered_partial* gathered = detail::current_call->gathered.data();
+            for (std::size_t i = gathered_begin; i < gathered_end; ++i)
+                *gathered[i].adjoint += adjoint * gathered[i].partial;
+        }
         std::array<T, V::slots> scaled = slot_totals;
         for (T& s : scaled) s *= adjoint;
         v.template propagate<Bindings>(scaled.data(), sink);
@@ -609,7 +662,7 @@ struct preaccumulation {
     template <std::size_t I, class Sink>
     constexpr void add(const T& adjoint, Sink& sink) const {
         if constexpr (Leaves.scalars >> I & 1) sink.target.template add_leaf<I>(adjoint * totals[I]);
-        if constexpr (Leaves.vectors >> I & 1) {
+        if constexpr (element_vectors >> I & 1) {
             // Reached by the top-level sweep, a claimant's partials stay where they are.
             if constexpr (requires { std::remove_cvref_t<decltype(sink.target)>::finishes_claims; })
                 if (claimed) {
@@ -636,7 +689,7 @@ struct mapped_sum_expr {
 
     template <class Fn>
     mapped_sum_expr(const V& v, Fn& fn) : v(v) {
-        kept.claim_gradients();
+        kept.claimed = kept.claim();
         value = kept.build(name, v, fn);
     }
     template <class Bindings, class Sink>
@@ -646,9 +699,9 @@ struct mapped_sum_expr {
 };
 
 /// The sum of a vector's elements. Built at the top level of the lambda, over scalar leaves and
-/// constants or as the first node to reach its vector arguments, it sums as sum(v, fn) does,
-/// with fn the identity, and keeps what that leaves in the call's scratch arena. Otherwise
-/// (inside sum(v, fn), over a vector argument an earlier node reaches, or over a zg::scan) it
+/// constants, over a zg::scan, or as the first node to reach its vector arguments, it sums as
+/// sum(v, fn) does, with fn the identity, and keeps what that leaves in the call's scratch
+/// arena. Otherwise (inside sum(v, fn), or over a vector argument an earlier node reaches) it
 /// only adds up the values, and its sweep visits every element's expression with the adjoint
 /// that arrives.
 template <class V>
@@ -663,12 +716,15 @@ struct sum_expr {
 
     explicit sum_expr(const V& v) : v(v) {
         using detail::current_call;
-        if constexpr (!detail::gathers_per_element<V>::value &&
-                      !detail::is_constant<decltype(v.element(0, nullptr))>::value) {
+        if constexpr (!detail::is_constant<decltype(v.element(0, nullptr))>::value) {
+            // Over a scan, what is kept spares the sweep evaluating every element again; over
+            // vector arguments, only a sum that claims their gradients keeps its partials.
+            constexpr bool keeps_unclaimed =
+                leaves.vectors == 0 || detail::gathers_per_element<V>::value;
             if (current_call != nullptr && current_call->building == 0 &&
-                (leaves.vectors == 0 || current_call->claim(leaves.vectors))) {
+                (keeps_unclaimed || kept_type::claim())) {
                 kept_type* record = current_call->make<kept_type>();
-                record->claimed = leaves.vectors != 0;
+                record->claimed = !keeps_unclaimed;
                 auto identity = [](const auto& element) { return element; };
                 value = record->build(name, v, identity);
                 kept = record;
