@@ -102,6 +102,17 @@ void check_reduction(std::string_view operation, const T& y, std::span<const T> 
     }
 }
 
+/// Records y = op(x_0, ..., x_{count-1}) (see basic_tape::record_many), once a checked build has
+/// looked at y and the elements' values.
+template <class T>
+basic_var<T> record_node(op_id op, std::string_view operation, basic_tape<T>& tape, const T& y,
+                         std::span<const T> values,
+                         const typename basic_tape<T>::index_type* indices, const T* partials,
+                         std::size_t count) {
+    check_reduction(operation, y, values);
+    return var_access::at(tape, tape.record_many(op, y, indices, partials, count));
+}
+
 /// Records a reduction over one range of variables by its rule.
 template <class R, class Rule>
 auto record_reduction(op_id op, std::string_view operation, const R& range, Rule rule) {
@@ -110,9 +121,8 @@ auto record_reduction(op_id op, std::string_view operation, const R& range, Rule
     const gathered<T> x = gather(operation, range, 0);
     T* partials = partials_for<T>(x.values.size(), 0);
     const T y = rule(x.values, partials);
-    check_reduction(operation, y, x.values);
-    return var_access::at(*x.tape,
-                          x.tape->record_many(op, y, x.indices.data(), partials, x.values.size()));
+    return record_node(op, operation, *x.tape, y, x.values, x.indices.data(), partials,
+                       x.values.size());
 }
 
 } // namespace tape::detail
@@ -172,9 +182,8 @@ auto sum(const R& range, Fn fn) {
     if (tape == nullptr) return V(T(0));
     T* partials = tape::detail::partials_for<T>(values.size(), 0);
     const T y = reduction_rules::sum<T>(values, partials);
-    tape::detail::check_reduction<T>("sum", y, values);
-    return tape::detail::var_access::at(
-        *tape, tape->record_many(op_id::sum, y, indices.data(), partials, values.size()));
+    return tape::detail::record_node<T>(op_id::sum, "sum", *tape, y, values, indices.data(),
+                                        partials, values.size());
 }
 
 /// The product of a range of variables, as one node (one for an empty range).
@@ -212,12 +221,11 @@ auto dot(const A& a, const B& b) {
         const std::size_t n = x.values.size();
         T* partials = tape::detail::partials_for<T>(2 * n, 0);
         const T value = reduction_rules::dot<T>(x.values, y.values, partials, partials + n);
-        tape::detail::check_reduction<T>("dot", value, x.values);
         auto& indices = tape::detail::scratch<T>().indices[0];
         indices.resize(std::max(indices.size(), 2 * n));
         std::copy(y.indices.begin(), y.indices.end(), indices.begin() + std::ptrdiff_t(n));
-        return tape::detail::var_access::at(
-            *x.tape, x.tape->record_many(op_id::dot, value, indices.data(), partials, 2 * n));
+        return tape::detail::record_node<T>(op_id::dot, "dot", *x.tape, value, x.values,
+                                            indices.data(), partials, 2 * n);
     } else {
         // One side of plain numbers: partial w_k by each variable x_k.
         const auto& vars = std::get<var_range<A> ? 0 : 1>(std::tie(a, b));
@@ -232,9 +240,8 @@ auto dot(const A& a, const B& b) {
         // partials[k] = dy/dx_k = w_k; the products keep the caller's order, a_k * b_k.
         const T value = var_range<A> ? reduction_rules::dot<T>(x.values, w, partials, partials + n)
                                      : reduction_rules::dot<T>(w, x.values, partials + n, partials);
-        tape::detail::check_reduction<T>("dot", value, x.values);
-        return tape::detail::var_access::at(
-            *x.tape, x.tape->record_many(op_id::dot, value, x.indices.data(), partials, n));
+        return tape::detail::record_node<T>(op_id::dot, "dot", *x.tape, value, x.values,
+                                            x.indices.data(), partials, n);
     }
 }
 
