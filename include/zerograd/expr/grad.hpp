@@ -76,6 +76,14 @@ public:
         context.building = 0;
         current_call = &context;
     }
+    /// The same for a call whose gradient holds a std::vector per vector argument: the sweep,
+    /// and a sum that claims an argument, write into it.
+    template <class... G, class... Args>
+    call_scope(std::tuple<G...>& gradient, const Args&... args) : call_scope(args...) {
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            ((gradients_[I].data = data_of(std::get<I>(gradient))), ...);
+        }(std::index_sequence_for<G...>{});
+    }
     call_scope(const call_scope&) = delete;
     call_scope& operator=(const call_scope&) = delete;
     ~call_scope() {
@@ -87,9 +95,6 @@ public:
         current_call->gathered.resize(saved_gathered_);
         current_call = previous_;
     }
-
-    /// Argument I's gradient, where the sweep and the nodes that claim it write.
-    void set_gradient(std::size_t i, double* data) { gradients_[i].data = data; }
 
     /// Where the sweep adds into argument I's gradient: the gradient itself, or, when a node
     /// claimed it and others write too, scratch space that finish_claims adds in.
@@ -120,6 +125,8 @@ public:
     }
 
 private:
+    static double* data_of(double&) { return nullptr; }
+    static double* data_of(std::vector<double>& gradient) { return gradient.data(); }
     template <class A>
     static std::size_t length_of(const A& a) {
         if constexpr (zg::detail::scalar_argument<A>) return 0;
@@ -194,17 +201,7 @@ template <class F, class... Args>
 auto sweep_mixed(F& f, const Args&... args) {
     constexpr std::size_t N = sizeof...(Args);
     gradient_t<Args...> gradient{zero_gradient_for(args)...};
-    call_scope<N> scope(args...);
-    const auto data_of = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) -> double* {
-        if constexpr (zg::detail::scalar_argument<std::tuple_element_t<I, std::tuple<Args...>>>)
-            return nullptr;
-        else
-            return std::get<I>(gradient).data();
-    };
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-        (scope.set_gradient(I, data_of(std::integral_constant<std::size_t, I>{})), ...);
-    }
-    (std::index_sequence_for<Args...>{});
+    call_scope<N> scope(gradient, args...);
     const auto y = [&]<std::size_t... I>(std::index_sequence<I...>) {
         return std::invoke(f, leaf_for<I>(args)...);
     }(std::index_sequence_for<Args...>{});
