@@ -171,6 +171,30 @@ TEST_CASE("zg::scan") {
         CHECK(all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
         CHECK(laws::close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
     }
+    SUBCASE("a leaf in the input and in the steps receives both adjoints") {
+        const auto [value, grad] = zg::value_and_grad(
+            [](auto x, auto w) {
+                auto s = zg::scan(
+                    w * x, [&](auto s0) { return s0 * w; },
+                    [&](auto previous, auto xt) { return w * previous + xt; });
+                return zg::sum(sin(s));
+            },
+            z, 0.7);
+        const auto [tape_value, tape_grad] = zg::tape::value_and_grad(
+            [](std::span<const zg::var> x, zg::var w) {
+                std::vector<zg::var> s{w * x[0] * w};
+                for (std::size_t k = 1; k < x.size(); ++k)
+                    s.push_back(w * s.back() + w * x[k]);
+                zg::var total = 0.0;
+                for (const zg::var& sk : s)
+                    total += sin(sk);
+                return total;
+            },
+            z, 0.7);
+        CHECK(laws::close(value, tape_value, 1e-13));
+        CHECK(all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
+        CHECK(laws::close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
+    }
     SUBCASE("the stochastic-volatility model: by hand, on the tape, by finite differences") {
         const double mu = -0.4, phi = 0.85, sigma = 0.6;
         const auto expected = stochastic_volatility_by_hand(mu, phi, sigma, z);

@@ -46,11 +46,11 @@ ZG_INLINE constexpr expression<slot_expr<T>> step_input(const T& value, T* parti
 /// v_t and by each captured leaf (in the call's scratch arena). Uses of the states gather their
 /// adjoints per element; propagate then walks the recurrence backwards once, carrying the
 /// adjoint of s_{t-1} in a register, as a hand-written adjoint of the loop would.
-template <class T, detail::leaf_set Leaves, class V>
+template <class T, detail::leaf_set StepLeaves, class V>
 struct scan_expr {
     static_assert(std::is_same_v<T, double>, "zg::scan: supported for double scalars only");
     static constexpr std::size_t slots = 0; // uses gather per element, in `adjoints`
-    static constexpr std::size_t arguments = std::bit_width(Leaves.scalars);
+    static constexpr std::size_t arguments = std::bit_width(StepLeaves.scalars);
     static constexpr std::size_t row_width = 2 + arguments; // by s_{t-1}, by v_t, by each leaf
     static constexpr std::string_view name = "scan";
     using value_type = T;
@@ -129,17 +129,17 @@ struct scan_expr {
 
     template <std::size_t I, class Sink>
     static constexpr void add_if_scalar(const T& total, Sink& sink) {
-        if constexpr (Leaves.scalars >> I & 1) sink.target.template add_leaf<I>(total);
+        if constexpr (StepLeaves.scalars >> I & 1) sink.target.template add_leaf<I>(total);
     }
 };
 
 namespace detail {
-template <class T, leaf_set Leaves, class V>
-struct leaves_of<scan_expr<T, Leaves, V>> {
-    static constexpr leaf_set value = Leaves;
+template <class T, leaf_set StepLeaves, class V>
+struct leaves_of<scan_expr<T, StepLeaves, V>> {
+    static constexpr leaf_set value = StepLeaves | leaves_of<V>::value;
 };
-template <class T, leaf_set Leaves, class V>
-struct gathers_per_element<scan_expr<T, Leaves, V>> : std::true_type {};
+template <class T, leaf_set StepLeaves, class V>
+struct gathers_per_element<scan_expr<T, StepLeaves, V>> : std::true_type {};
 } // namespace detail
 
 /// The states of the recurrence s_0 = first(v_0), s_t = step(s_{t-1}, v_t), as a vector
@@ -172,8 +172,7 @@ auto scan(const V& v, First first, Step step) {
                   "zg::scan(v, first, step): first must return a scalar expression");
     static_assert(!Expression<step_result> || !vector_node<typename step_result::tree_type>,
                   "zg::scan(v, first, step): step must return a scalar expression");
-    constexpr detail::leaf_set leaves = step_leaves | detail::leaves_of<tree>::value;
-    using node = scan_expr<T, leaves, tree>;
+    using node = scan_expr<T, step_leaves, tree>;
     return expression<node, decltype(vector.bindings)>{node(vector.tree, first, step),
                                                        vector.bindings};
 }
