@@ -23,3 +23,15 @@ TEST_CASE("a chain of 10,000,000 nodes") {
     MESSAGE("bytes per unary node: 34; arena capacity per node: ",
             double(tape.capacity_bytes()) / tape.size());
 }
+
+TEST_CASE("a variable made from a value on the tape while the tape grows") {
+    // zg::var(b.data()) hands the recording a reference into the arena that growing moves.
+    zg::tape::scope step;
+    zg::var b = 0.25;
+    int wrong = 0;
+    for (int i = 0; i < 100'000; ++i) {
+        b = zg::var(b.data());
+        wrong += b.data() != 0.25;
+    }
+    CHECK(wrong == 0);
+}

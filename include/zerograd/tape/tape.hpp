@@ -86,8 +86,9 @@ public:
     index_type operand(std::size_t position) const { return operands_[position]; }
     const T& partial(std::size_t position) const { return partials_[position]; }
 
-    /// Records an input (or a constant): a node with no operands.
-    index_type record_leaf(const T& value) { return push<0>(op_id::leaf, value, {}, {}); }
+    /// Records an input (or a constant): a node with no operands. `value` is a copy: it may come
+    /// from this tape (zg::var(x.data())), which growing moves.
+    index_type record_leaf(T value) { return push<0>(op_id::leaf, value, {}, {}); }
 
     /// Records one input per value, at consecutive indices; returns the first.
     index_type record_leaves(const T* values, std::size_t count) {
