@@ -9,6 +9,7 @@
 #include "zerograd/core/scalar.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <cstdlib> // realloc: large tapes grow by remapping pages instead of copying
 #include <limits>
@@ -88,7 +89,10 @@ public:
 
     /// Records an input (or a constant): a node with no operands. `value` is a copy: it may come
     /// from this tape (zg::var(x.data())), which growing moves.
-    index_type record_leaf(T value) { return push<0>(op_id::leaf, value, {}, {}); }
+    index_type record_leaf(T value) {
+        make_room(0);
+        return push<0>(op_id::leaf, value, {}, {});
+    }
 
     /// Records one input per value, at consecutive indices; returns the first.
     index_type record_leaves(const T* values, std::size_t count) {
@@ -102,12 +106,20 @@ public:
         return first;
     }
 
-    /// Records y = op(x) with local partial dy/dx.
+    /// Makes room for one node of `arity` operands, so that the record() that follows does not
+    /// grow the arenas. Called before the operands' values are read: growing is a call, and a
+    /// value computed before it would be spilled to the stack on the way to the tape.
+    void make_room(std::size_t arity) {
+        if (size_ == node_capacity_ || operand_count_ + arity > operand_capacity_) [[unlikely]]
+            grow(arity);
+    }
+
+    /// Records y = op(x) with local partial dy/dx, after make_room(1).
     index_type record(op_id op, const T& y, index_type x, const T& dx) {
         return push<1>(op, y, {x}, {dx});
     }
 
-    /// Records y = op(l, r) with local partials dy/dl and dy/dr.
+    /// Records y = op(l, r) with local partials dy/dl and dy/dr, after make_room(2).
     index_type record(op_id op, const T& y, index_type l, const T& dl, index_type r, const T& dr) {
         return push<2>(op, y, {l, r}, {dl, dr});
     }
@@ -127,8 +139,7 @@ public:
             const std::size_t link = done == 0 ? 0 : 1;
             const std::size_t take = std::min(count - done, max_arity - link);
             const std::size_t arity = take + link;
-            if (size_ == node_capacity_ || operand_count_ + arity > operand_capacity_) [[unlikely]]
-                grow(arity);
+            make_room(arity);
             const index_type i = size_;
             const std::size_t position = operand_count_;
             values_[i] = y;
@@ -256,8 +267,7 @@ private:
     template <std::size_t Arity>
     index_type push(op_id op, const T& value, const index_type (&operands)[Arity + (Arity == 0)],
                     const T (&partials)[Arity + (Arity == 0)]) {
-        if (size_ == node_capacity_ || operand_count_ + Arity > operand_capacity_) [[unlikely]]
-            grow(Arity);
+        assert(size_ < node_capacity_ && operand_count_ + Arity <= operand_capacity_);
         const index_type i = size_;
         const std::size_t position = operand_count_;
         T* const values = values_;

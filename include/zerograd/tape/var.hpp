@@ -79,6 +79,7 @@ public:
     template <class Op>
     friend basic_var record(const Op& op, const basic_var& x) {
         tape_type& tape = x.checked_tape();
+        tape.make_room(1);
         const T xv = tape.value(x.index_);
         const T y = zg::detail::checked_value(op, xv);
         return basic_var(tape, tape.record(Op::id, y, x.index_, op.dx(xv, y)));
@@ -90,6 +91,7 @@ public:
         tape_type& tape = l.checked_tape();
         if (&tape != &r.checked_tape()) [[unlikely]]
             throw_two_tapes(Op::name);
+        tape.make_room(2);
         const T lv = tape.value(l.index_), rv = tape.value(r.index_);
         const T y = zg::detail::checked_value(op, lv, rv);
         return basic_var(
@@ -100,6 +102,7 @@ public:
     template <class Op>
     friend basic_var record(const Op& op, const basic_var& l, const T& r) {
         tape_type& tape = l.checked_tape();
+        tape.make_room(1);
         const T lv = tape.value(l.index_);
         const T y = zg::detail::checked_value(op, lv, r);
         return basic_var(tape, tape.record(Op::id, y, l.index_, op.dl(lv, r, y)));
@@ -109,6 +112,7 @@ public:
     template <class Op>
     friend basic_var record(const Op& op, const T& l, const basic_var& r) {
         tape_type& tape = r.checked_tape();
+        tape.make_room(1);
         const T rv = tape.value(r.index_);
         const T y = zg::detail::checked_value(op, l, rv);
         return basic_var(tape, tape.record(Op::id, y, r.index_, op.dr(l, rv, y)));
