@@ -109,6 +109,11 @@ struct scan_expr {
     /// of a_t times its partial.
     template <class Bindings, class Sink>
     constexpr void propagate(T*, Sink& sink) const {
+        // Each copy of the node in the tree propagates, and the first consumes what every use
+        // gathered by then: in sum(h + y2 * exp(-h)) one sweep gathers both uses of each state
+        // at once, so the second copy would walk the recurrence with adjoints all zero.
+        if (std::all_of(adjoints, adjoints + length, [](const T& a) { return a == T(0); }))
+            return;
         std::array<T, V::slots> v_slots{};
         std::array<T, arguments> totals{};
         T carry(0);
