@@ -69,15 +69,17 @@ struct scan_expr {
         adjoints = current_call->allocate(length);
         partials = current_call->allocate(length * row_width);
         std::array<T, V::slots> unused_slots{}; // elements are only read here, not swept
+        // The state is carried in a local: read back from `states`, after the stores into the
+        // row (which may alias it), it would put a store and a load on the recurrence's chain.
+        T state(0);
         for (std::size_t t = 0; t < length; ++t) {
             const T x = v.element(t, unused_slots.data()).value;
             T* row = partials + t * row_width;
             if (t == 0)
-                states[0] = local_sweep(first(step_input(x, row + 1)), row);
+                state = local_sweep(first(step_input(x, row + 1)), row);
             else
-                states[t] = local_sweep(step(step_input(states[t - 1], row),
-                                             step_input(x, row + 1)),
-                                        row);
+                state = local_sweep(step(step_input(state, row), step_input(x, row + 1)), row);
+            states[t] = state;
         }
     }
 
