@@ -98,9 +98,10 @@ public:
             tape, tape.record(Op::id, y, l.index_, op.dl(lv, rv, y), r.index_, op.dr(lv, rv, y)));
     }
 
-    /// Records y = op(l, r) with r a constant: only dy/dl is computed.
+    /// Records y = op(l, r) with r a constant: only dy/dl is computed. The constant is a copy:
+    /// it may be another node's data() on this tape, which make_room can move.
     template <class Op>
-    friend basic_var record(const Op& op, const basic_var& l, const T& r) {
+    friend basic_var record(const Op& op, const basic_var& l, const T r) {
         tape_type& tape = l.checked_tape();
         tape.make_room(1);
         const T lv = tape.value(l.index_);
@@ -108,9 +109,9 @@ public:
         return basic_var(tape, tape.record(Op::id, y, l.index_, op.dl(lv, r, y)));
     }
 
-    /// Records y = op(l, r) with l a constant: only dy/dr is computed.
+    /// Records y = op(l, r) with l a constant (a copy, as above): only dy/dr is computed.
     template <class Op>
-    friend basic_var record(const Op& op, const T& l, const basic_var& r) {
+    friend basic_var record(const Op& op, const T l, const basic_var& r) {
         tape_type& tape = r.checked_tape();
         tape.make_room(1);
         const T rv = tape.value(r.index_);
