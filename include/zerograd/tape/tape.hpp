@@ -18,6 +18,9 @@
 
 namespace zg::tape {
 
+template <class T>
+class basic_var;
+
 /// Records a program in arrays indexed by node: its value, a stamp, its operation and number of
 /// operands (14 bytes for double), and per operand the local partial derivative and the
 /// operand's node index (12 bytes). Partials are computed when an operation is recorded, so the
@@ -106,24 +109,6 @@ public:
         return first;
     }
 
-    /// Makes room for one node of `arity` operands, so that the record() that follows does not
-    /// grow the arenas. Called before the operands' values are read: growing is a call, and a
-    /// value computed before it would be spilled to the stack on the way to the tape.
-    void make_room(std::size_t arity) {
-        if (size_ == node_capacity_ || operand_count_ + arity > operand_capacity_) [[unlikely]]
-            grow(arity);
-    }
-
-    /// Records y = op(x) with local partial dy/dx, after make_room(1).
-    index_type record(op_id op, const T& y, index_type x, const T& dx) {
-        return push<1>(op, y, {x}, {dx});
-    }
-
-    /// Records y = op(l, r) with local partials dy/dl and dy/dr, after make_room(2).
-    index_type record(op_id op, const T& y, index_type l, const T& dl, index_type r, const T& dr) {
-        return push<2>(op, y, {l, r}, {dl, dr});
-    }
-
     /// The most operands one node takes.
     static constexpr std::size_t max_arity = 255;
 
@@ -203,6 +188,27 @@ public:
     }
 
 private:
+    // basic_var makes room for a node before it reads its operands' values, then records it:
+    // growing is a call, and a value computed before it would be spilled to the stack on the way
+    // to the tape. These are private to it, so that nothing records without making room.
+    friend class basic_var<T>;
+
+    /// Makes room for one node of `arity` operands: the record() that follows does not grow.
+    void make_room(std::size_t arity) {
+        if (size_ == node_capacity_ || operand_count_ + arity > operand_capacity_) [[unlikely]]
+            grow(arity);
+    }
+
+    /// Records y = op(x) with local partial dy/dx, after make_room(1).
+    index_type record(op_id op, const T& y, index_type x, const T& dx) {
+        return push<1>(op, y, {x}, {dx});
+    }
+
+    /// Records y = op(l, r) with local partials dy/dl and dy/dr, after make_room(2).
+    index_type record(op_id op, const T& y, index_type l, const T& dl, index_type r, const T& dr) {
+        return push<2>(op, y, {l, r}, {dl, dr});
+    }
+
     // Floored: operands below `floor` receive nothing (a separate instantiation keeps the
     // comparison out of backward()'s loop).
     template <bool Floored>

@@ -79,10 +79,10 @@ public:
     template <class Op>
     friend basic_var record(const Op& op, const basic_var& x) {
         tape_type& tape = x.checked_tape();
-        tape.make_room(1);
+        make_room(tape, 1);
         const T xv = tape.value(x.index_);
         const T y = zg::detail::checked_value(op, xv);
-        return basic_var(tape, tape.record(Op::id, y, x.index_, op.dx(xv, y)));
+        return basic_var(tape, push_node(tape, Op::id, y, x.index_, op.dx(xv, y)));
     }
 
     /// Records y = op(l, r) for two variables on the same tape.
@@ -91,11 +91,11 @@ public:
         tape_type& tape = l.checked_tape();
         if (&tape != &r.checked_tape()) [[unlikely]]
             throw_two_tapes(Op::name);
-        tape.make_room(2);
+        make_room(tape, 2);
         const T lv = tape.value(l.index_), rv = tape.value(r.index_);
         const T y = zg::detail::checked_value(op, lv, rv);
-        return basic_var(
-            tape, tape.record(Op::id, y, l.index_, op.dl(lv, rv, y), r.index_, op.dr(lv, rv, y)));
+        return basic_var(tape, push_node(tape, Op::id, y, l.index_, op.dl(lv, rv, y), r.index_,
+                                         op.dr(lv, rv, y)));
     }
 
     /// Records y = op(l, r) with r a constant: only dy/dl is computed. The constant is a copy:
@@ -103,20 +103,20 @@ public:
     template <class Op>
     friend basic_var record(const Op& op, const basic_var& l, const T r) {
         tape_type& tape = l.checked_tape();
-        tape.make_room(1);
+        make_room(tape, 1);
         const T lv = tape.value(l.index_);
         const T y = zg::detail::checked_value(op, lv, r);
-        return basic_var(tape, tape.record(Op::id, y, l.index_, op.dl(lv, r, y)));
+        return basic_var(tape, push_node(tape, Op::id, y, l.index_, op.dl(lv, r, y)));
     }
 
     /// Records y = op(l, r) with l a constant (a copy, as above): only dy/dr is computed.
     template <class Op>
     friend basic_var record(const Op& op, const T l, const basic_var& r) {
         tape_type& tape = r.checked_tape();
-        tape.make_room(1);
+        make_room(tape, 1);
         const T rv = tape.value(r.index_);
         const T y = zg::detail::checked_value(op, l, rv);
-        return basic_var(tape, tape.record(Op::id, y, r.index_, op.dr(l, rv, y)));
+        return basic_var(tape, push_node(tape, Op::id, y, r.index_, op.dr(l, rv, y)));
     }
 
 private:
@@ -124,6 +124,13 @@ private:
         : tape_(&tape), index_(index), stamp_(tape.stamp()) {}
 
     friend struct detail::var_access;
+
+    // The tape's recording of one node, which needs room made first (see basic_tape).
+    static void make_room(tape_type& tape, std::size_t arity) { tape.make_room(arity); }
+    template <class... Node>
+    static index_type push_node(tape_type& tape, const Node&... node) {
+        return tape.record(node...);
+    }
 
     // Variables recorded since the tape's last rewind are alive without looking at their node;
     // older ones (a model's parameters) compare their stamp with the node's.
