@@ -4,6 +4,7 @@
 #ifndef ZG_FWD_DUAL_HPP
 #define ZG_FWD_DUAL_HPP
 
+#include "zerograd/core/elementwise.hpp"
 #include "zerograd/core/rules.hpp"
 #include "zerograd/core/scalar.hpp"
 
@@ -207,7 +208,15 @@ std::ostream& operator<<(std::ostream& out, const dual_t<T>& x) {
     return out << "dual(value=" << x.value << ", deriv=" << x.deriv << ')';
 }
 
+// Elementwise operations on a std::span or std::vector of duals (core/elementwise.hpp).
+ZG_ELEMENTWISE_ON_RANGES
+
 } // namespace zg::fwd
+
+namespace zg::elementwise {
+template <class T>
+inline constexpr bool enabled<fwd::dual_t<T>> = true;
+} // namespace zg::elementwise
 
 namespace zg {
 using fwd::dual_t;

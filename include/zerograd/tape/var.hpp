@@ -2,6 +2,7 @@
 // on it (recorded through the shared rules of core/rules.hpp).
 #pragma once
 
+#include "zerograd/core/elementwise.hpp"
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/let.hpp"
 #include "zerograd/core/rules.hpp"
@@ -254,7 +255,15 @@ std::ostream& operator<<(std::ostream& out, const basic_var<T>& x) {
     return out << "var(data=" << x.data() << ", grad=" << x.grad() << ')';
 }
 
+// Elementwise operations on a std::span or std::vector of variables (core/elementwise.hpp).
+ZG_ELEMENTWISE_ON_RANGES
+
 } // namespace zg::tape
+
+namespace zg::elementwise {
+template <class T>
+inline constexpr bool enabled<tape::basic_var<T>> = true;
+} // namespace zg::elementwise
 
 namespace zg {
 using tape::var;
