@@ -2,6 +2,7 @@
 // compile if a mode's header came along.
 #include <zerograd/core/arguments.hpp>
 #include <zerograd/core/config.hpp>
+#include <zerograd/core/elementwise.hpp>
 #include <zerograd/core/error.hpp>
 #include <zerograd/core/let.hpp>
 #include <zerograd/core/reductions.hpp>
