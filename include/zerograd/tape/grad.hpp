@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <span>
 #include <tuple>
 #include <type_traits>
@@ -19,8 +20,33 @@ namespace zg::tape {
 
 namespace detail {
 
-/// One argument's leaves: a var for a number, a vector of vars (recorded at consecutive
-/// indices, all at once) for a range of doubles.
+/// A range argument's leaves: variables naming consecutive nodes, written in one plain loop (a
+/// std::vector's push_back would check its capacity for each, a third of the cost).
+class leaf_run {
+    static_assert(std::is_trivially_destructible_v<var>);
+
+public:
+    leaf_run(basic_tape<double>& tape, std::uint32_t first, std::size_t count)
+        : vars_(std::allocator<var>().allocate(count)), count_(count) {
+        for (std::size_t k = 0; k < count; ++k)
+            std::construct_at(vars_ + k,
+                              var_access::at(tape, first + static_cast<std::uint32_t>(k)));
+    }
+    leaf_run(leaf_run&& other) noexcept
+        : vars_(std::exchange(other.vars_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+    leaf_run& operator=(leaf_run&&) = delete;
+    ~leaf_run() {
+        if (vars_ != nullptr) std::allocator<var>().deallocate(vars_, count_);
+    }
+    std::span<const var> span() const { return {vars_, count_}; }
+
+private:
+    var* vars_;
+    std::size_t count_;
+};
+
+/// One argument's leaves: a var for a number, a run of vars (recorded at consecutive indices,
+/// all at once) for a range of doubles.
 template <class A>
 auto make_leaves(basic_tape<double>& tape, const A& argument) {
     if constexpr (zg::detail::scalar_argument<A>) {
@@ -28,21 +54,17 @@ auto make_leaves(basic_tape<double>& tape, const A& argument) {
     } else {
         const double* values = std::ranges::data(argument);
         const std::size_t count = std::ranges::size(argument);
-        const auto first = tape.record_leaves(values, count);
-        std::vector<var> leaves;
-        leaves.reserve(count);
-        for (std::size_t k = 0; k < count; ++k)
-            leaves.push_back(var_access::at(tape, first + static_cast<std::uint32_t>(k)));
-        return leaves;
+        return leaf_run(tape, tape.record_leaves(values, count), count);
     }
 }
 
-/// What f receives for those leaves: the var itself, or a span over the vector.
+/// What f receives for those leaves: the var itself, or a span over the run.
 inline const var& as_argument(const var& leaf) { return leaf; }
-inline std::span<const var> as_argument(const std::vector<var>& leaves) { return leaves; }
+inline std::span<const var> as_argument(const leaf_run& leaves) { return leaves.span(); }
 
 inline double gradient_of(const var& leaf) { return leaf.grad(); }
-inline std::vector<double> gradient_of(const std::vector<var>& leaves) {
+inline std::vector<double> gradient_of(const leaf_run& run) {
+    const std::span<const var> leaves = run.span();
     if (leaves.empty()) return {};
     // The leaves are consecutive nodes: their adjoints are one contiguous run.
     const double* adjoints = leaves.front().tape().adjoints_from(leaves.front().index());
