@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <ranges>
 #include <span>
 #include <vector>
 
@@ -80,6 +81,12 @@ TEST_CASE("an elementwise result is a std::vector of the mode's scalars, each on
     y[1].backward();
     CHECK(v[0].grad() == 0.0);
     CHECK(v[1].grad() == -3.0);
+    // A range that computes its elements (no references to them) is a constant operand too.
+    const auto halves =
+        std::views::iota(1, 3) | std::views::transform([](int i) { return 0.5 * i; });
+    const std::vector<zg::var> scaled = v * halves;
+    CHECK(scaled[0].data() == 1.0);
+    CHECK(scaled[1].data() == -3.0);
     const std::vector<zg::dual> d{{2.0, 1.0}, {0.5, 0.0}};
     const std::vector<zg::dual> e = exp(std::span<const zg::dual>(d));
     CHECK(e[0].value == doctest::Approx(std::exp(2.0)).epsilon(1e-15));

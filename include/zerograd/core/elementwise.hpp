@@ -62,13 +62,14 @@ std::size_t common_size(std::string_view operation, const A& a, const B& b) {
     }
 }
 
-/// Element k of a range operand; a broadcast operand itself.
+/// Element k of a range operand (a reference, or a value for a range that computes its
+/// elements, such as a std::views::transform); a broadcast operand itself.
 template <class X>
-const auto& at(const X& x, std::size_t k) {
+decltype(auto) at(const X& x, std::size_t k) {
     if constexpr (indexed_range<X>)
         return std::ranges::begin(x)[static_cast<std::ranges::range_difference_t<const X&>>(k)];
     else
-        return x;
+        return (x);
 }
 
 template <class A, class B, class Op>
