@@ -7,7 +7,8 @@
 #pragma once
 
 #include "zerograd/core/error.hpp"
-#include "zerograd/core/rules.hpp" // the lists of operations
+#include "zerograd/core/reductions.hpp" // element_t
+#include "zerograd/core/rules.hpp"      // the lists of operations
 
 #include <concepts>
 #include <cstddef>
@@ -24,8 +25,7 @@ inline constexpr bool enabled = false;
 
 namespace detail {
 
-template <class R>
-using element_t = std::remove_cvref_t<std::ranges::range_reference_t<const R&>>;
+using zg::detail::element_t;
 
 template <class R>
 concept indexed_range = std::ranges::random_access_range<const R&> &&
@@ -118,26 +118,21 @@ ZG_BINARY_OPERATORS(ZG_ELEMENTWISE_OPERATOR)
 ZG_UNARY_FUNCTIONS(ZG_ELEMENTWISE_UNARY)
 #undef ZG_ELEMENTWISE_UNARY
 
+// Argument-dependent lookup also finds std::min(const T&, const T&) and std::max for two ranges
+// of one type (std::span and std::vector live in std): the second overload, of that same form
+// but constrained, is the one overload resolution prefers.
 #define ZG_ELEMENTWISE_BINARY(fn)                                                                  \
     template <class A, class B>                                                                    \
         requires detail::operands<A, B>                                                            \
     auto fn(const A& a, const B& b) {                                                              \
-        return detail::map(#fn, a, b, [](const auto& x, const auto& y) { return fn(x, y); });    \
+        return detail::map(#fn, a, b, [](const auto& x, const auto& y) { return fn(x, y); });      \
+    }                                                                                              \
+    template <detail::scalar_range R>                                                              \
+    auto fn(const R& a, const R& b) {                                                              \
+        return detail::map(#fn, a, b, [](const auto& x, const auto& y) { return fn(x, y); });      \
     }
 ZG_BINARY_FUNCTIONS(ZG_ELEMENTWISE_BINARY)
 #undef ZG_ELEMENTWISE_BINARY
-
-// Argument-dependent lookup also finds std::min(const T&, const T&) for two ranges of one type
-// (std::span and std::vector live in std); these overloads of the same form are constrained, so
-// overload resolution prefers them.
-template <detail::scalar_range R>
-auto min(const R& a, const R& b) {
-    return detail::map("min", a, b, [](const auto& x, const auto& y) { return min(x, y); });
-}
-template <detail::scalar_range R>
-auto max(const R& a, const R& b) {
-    return detail::map("max", a, b, [](const auto& x, const auto& y) { return max(x, y); });
-}
 
 } // namespace zg::elementwise
 
