@@ -284,3 +284,16 @@ TEST_CASE("slices: sums over neighbours, in both modes") {
     CHECK_THROWS_AS(zg::grad([](auto v) { return zg::sum(zg::slice(v, 2, 5)); }, x),
                     zg::shape_error);
 }
+
+TEST_CASE("a function that builds sums but returns a number has a zero gradient") {
+    // The first sum claims v's gradient and the second writes there too, then neither is used.
+    const auto [value, grad] = zg::value_and_grad(
+        [](auto v) {
+            const auto unused = zg::sum(v) + zg::sum(v * 2.0);
+            (void)unused;
+            return 1.5;
+        },
+        x);
+    CHECK(value == 1.5);
+    CHECK(std::get<0>(grad) == std::vector<double>(x.size(), 0.0));
+}

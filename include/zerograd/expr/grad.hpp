@@ -97,7 +97,8 @@ public:
     }
 
     /// Where the sweep adds into argument I's gradient: the gradient itself, or, when a node
-    /// claimed it and others write too, scratch space that finish_claims adds in.
+    /// claimed it and others write too, scratch space that finish_claims adds in. Asked for
+    /// every argument before finish_claims.
     double* sweep_destination(std::size_t i) {
         vector_gradient& g = gradients_[i];
         if (!(g.claimed && g.shared)) return g.data;
@@ -209,21 +210,22 @@ auto sweep_mixed(F& f, const Args&... args) {
     static_assert(scalar_result<result>,
                   "zg::grad / zg::value_and_grad: f must return one scalar expression; a vector "
                   "needs a reduction such as zg::sum, and several outputs need zg::jacobian");
+    // Also for a result that is a number: the nodes f built may still have claimed a gradient.
+    call_target<gradient_t<Args...>, N> target{gradient, {}};
+    for (std::size_t i = 0; i < N; ++i)
+        target.destinations[i] = scope.sweep_destination(i);
+    double value;
     if constexpr (Expression<result>) {
         static_assert(!vector_node<typename result::tree_type>,
                       "zg::grad / zg::value_and_grad: f returned a vector; reduce it to one "
                       "scalar, for instance with zg::sum");
-        call_target<gradient_t<Args...>, N> target{gradient, {}};
-        for (std::size_t i = 0; i < N; ++i)
-            target.destinations[i] = scope.sweep_destination(i);
         sweep_into(y, target);
-        scope.finish_claims();
-        return value_and_grad_result<gradient_t<Args...>>{y.value(), std::move(gradient)};
+        value = y.value();
     } else {
-        scope.finish_claims();
-        return value_and_grad_result<gradient_t<Args...>>{static_cast<double>(y),
-                                                          std::move(gradient)};
+        value = static_cast<double>(y);
     }
+    scope.finish_claims();
+    return value_and_grad_result<gradient_t<Args...>>{value, std::move(gradient)};
 }
 
 } // namespace detail
