@@ -46,6 +46,10 @@ ZG_INLINE constexpr expression<slot_expr<T>> step_input(const T& value, T* parti
 /// v_t and by each captured leaf (in the call's scratch arena). Uses of the states gather their
 /// adjoints per element; propagate then walks the recurrence backwards once, carrying the
 /// adjoint of s_{t-1} in a register, as a hand-written adjoint of the loop would.
+///
+/// The recurrence itself (v and the arrays) lives in the arena too, and every use of the states
+/// holds a pointer to it: a tree copies its nodes at every level it grows by, and
+/// sum(h + y2 * exp(-h)) holds the states twice.
 template <class T, detail::leaf_set StepLeaves, class V>
 struct scan_expr {
     static_assert(std::is_same_v<T, double>, "zg::scan: supported for double scalars only");
@@ -54,20 +58,25 @@ struct scan_expr {
     static constexpr std::size_t row_width = 2 + arguments; // by s_{t-1}, by v_t, by each leaf
     static constexpr std::string_view name = "scan";
     using value_type = T;
-    V v;
-    std::size_t length = 0;        // of the whole recurrence
+    struct recurrence {
+        V v;
+        std::size_t length; // of the whole recurrence
+        T* states;
+        T* adjoints; // gathered from the uses of each state, consumed by propagate
+        T* partials; // row_width per step
+    };
+    const recurrence* kept = nullptr;
     std::size_t begin = 0, count = 0; // the elements this node shows (zg::slice narrows them)
-    T* states = nullptr;
-    T* adjoints = nullptr; // gathered from the uses of each state, consumed by propagate
-    T* partials = nullptr; // row_width per step
 
     template <class First, class Step>
-    scan_expr(const V& v, First& first, Step& step) : v(v), length(v.size()), count(v.size()) {
+    scan_expr(const V& v, First& first, Step& step) : count(v.size()) {
         using namespace detail;
         if (current_call == nullptr) throw_outside_grad(name);
-        states = current_call->allocate(length, /*zeroed=*/false); // each written below
-        adjoints = current_call->allocate(length);
-        partials = current_call->allocate(length * row_width);
+        const std::size_t length = v.size();
+        T* const states = current_call->allocate(length, /*zeroed=*/false); // each written below
+        T* const partials = current_call->allocate(length * row_width);
+        kept = current_call->make<recurrence>(v, length, states, current_call->allocate(length),
+                                              partials);
         std::array<T, V::slots> unused_slots{}; // elements are only read here, not swept
         // The state is carried in a local: read back from `states`, after the stores into the
         // row (which may alias it), it would put a store and a load on the recurrence's chain.
@@ -97,7 +106,7 @@ struct scan_expr {
 
     constexpr std::size_t size() const { return count; }
     ZG_INLINE constexpr gathered_expr<T> element(std::size_t k, T*) const {
-        return {states[begin + k], adjoints + begin + k};
+        return {kept->states[begin + k], kept->adjoints + begin + k};
     }
     constexpr scan_expr sliced(std::size_t offset, std::size_t n) const {
         scan_expr narrowed = *this;
@@ -114,6 +123,7 @@ struct scan_expr {
         // Each copy of the node in the tree propagates, and the first consumes what every use
         // gathered by then: in sum(h + y2 * exp(-h)) one sweep gathers both uses of each state
         // at once, so the second copy would walk the recurrence with adjoints all zero.
+        const auto& [v, length, states, adjoints, partials] = *kept;
         if (std::all_of(adjoints, adjoints + length, [](const T& a) { return a == T(0); }))
             return;
         std::array<T, V::slots> v_slots{};

@@ -254,10 +254,10 @@ struct call_context {
     }
 
     /// A new Record (trivially destructible: the arena is rewound, never destroyed into).
-    template <class Record>
-    Record* make() {
+    template <class Record, class... Args>
+    Record* make(Args&&... args) {
         static_assert(std::is_trivially_destructible_v<Record> && alignof(Record) <= 8);
-        return ::new (take((sizeof(Record) + 7) / 8)) Record{};
+        return ::new (take((sizeof(Record) + 7) / 8)) Record{std::forward<Args>(args)...};
     }
 
 private:
