@@ -285,6 +285,29 @@ TEST_CASE("slices: sums over neighbours, in both modes") {
                     zg::shape_error);
 }
 
+TEST_CASE("a zg::grad call inside f leaves the outer call's scratch arena intact") {
+    const std::vector<double> data{0.2, -0.4, 1.1};
+    const auto inner = [](auto w) { return zg::prod(w) + zg::log_sum_exp(w); };
+    // prod(v) keeps its prefix products in the arena before the inner call runs, and the outer
+    // log_sum_exp takes arena space after it.
+    const auto f = [&](auto v) {
+        const auto product = zg::prod(v);
+        const double c = zg::value_and_grad(inner, data).value;
+        return product * c + zg::log_sum_exp(v);
+    };
+    double c = data[0] * data[1] * data[2], exp_total = 0, product = 1;
+    double data_exp_total = 0;
+    for (const double d : data) data_exp_total += std::exp(d);
+    c += std::log(data_exp_total);
+    for (const double xi : x) {
+        product *= xi;
+        exp_total += std::exp(xi);
+    }
+    std::vector<double> expected;
+    for (const double xi : x) expected.push_back(c * product / xi + std::exp(xi) / exp_total);
+    CHECK(all_close(std::get<0>(zg::grad(f, x)), expected, 1e-14));
+}
+
 TEST_CASE("a function that builds sums but returns a number has a zero gradient") {
     // The first sum claims v's gradient and the second writes there too, then neither is used.
     const auto [value, grad] = zg::value_and_grad(

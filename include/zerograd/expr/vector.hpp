@@ -219,12 +219,12 @@ struct leaves_of<log_sum_exp_expr<V>> : leaves_of<V> {};
 /// writes its gradient in the forward loop. When the sweep ends, the gradient is scaled by the
 /// claimant's adjoint (if not 1), and what other nodes wrote meanwhile (elsewhere) is added.
 struct vector_gradient {
-    double* data = nullptr;
-    bool touched = false; // a node built at the top level writes into it
-    bool shared = false;  // ... and another one too
-    bool claimed = false; // the first holds its partials in `data`
-    bool swept = false;   // the claimant was reached by the top-level sweep
-    double scale = 0;     // the adjoints that reached the claimant, summed over its copies
+    double* data;
+    bool touched; // a node built at the top level writes into it
+    bool shared;  // ... and another one too
+    bool claimed; // the first holds its partials in `data`
+    bool swept;   // the claimant was reached by the top-level sweep
+    double scale; // the adjoints that reached the claimant, summed over its copies
 };
 
 /// A sum's partial derivative by a gathered element (see gathered_expr), kept until its sweep.
@@ -260,8 +260,28 @@ struct call_context {
         return ::new (take((sizeof(Record) + 7) / 8)) Record{std::forward<Args>(args)...};
     }
 
+    /// Back to a position saved from `block` and `used` (the end of a nested zg::grad call).
+    void rewind(std::size_t saved_block, std::size_t saved_used) {
+        block = saved_block;
+        used = saved_used;
+        const bool exists = block < blocks.size();
+        base = exists ? blocks[block].get() : nullptr;
+        capacity = exists ? block_sizes[block] : 0;
+    }
+
 private:
+    std::byte* base = nullptr; // of blocks[block], and its size: take's fast path reads only these
+    std::size_t capacity = 0;
+
     std::byte* take(std::size_t units) {
+        if (used + units > capacity) [[unlikely]]
+            move_to_a_block_with_room(units);
+        std::byte* p = base + used * 8;
+        used += units;
+        return p;
+    }
+
+    [[gnu::noinline]] void move_to_a_block_with_room(std::size_t units) {
         while (block < blocks.size() && used + units > block_sizes[block]) {
             ++block;
             used = 0;
@@ -272,9 +292,8 @@ private:
             block_sizes.push_back(size);
             used = 0;
         }
-        std::byte* p = blocks[block].get() + used * 8;
-        used += units;
-        return p;
+        base = blocks[block].get();
+        capacity = block_sizes[block];
     }
 
 public:
@@ -302,6 +321,21 @@ public:
 };
 
 inline thread_local call_context* current_call = nullptr;
+
+/// This thread's call context (one for every zg::grad call on it; nested calls save and restore
+/// their position in it). Only this cold path touches a thread_local with a destructor: the hot
+/// pointer below is trivially destructible, so reading it needs no initialization guard.
+[[gnu::noinline]] inline call_context* make_thread_call_context() {
+    static thread_local std::unique_ptr<call_context> owner;
+    owner = std::make_unique<call_context>();
+    return owner.get();
+}
+inline thread_local call_context* thread_call_context = nullptr;
+inline call_context& this_thread_call_context() {
+    if (thread_call_context == nullptr) [[unlikely]]
+        thread_call_context = make_thread_call_context();
+    return *thread_call_context;
+}
 
 [[noreturn, gnu::cold]] inline void throw_outside_grad(std::string_view call) {
     throw error("zg::" + std::string(call) +
@@ -560,6 +594,10 @@ struct preaccumulation {
     std::array<T, V::slots> slot_totals{};
     std::size_t gathered_begin = 0, gathered_end = 0; // in the call's `gathered`
     bool claimed = false; // the partials by vector leaves are in their gradients
+
+    // Member by member: value-initialized as a whole (by the arena's make), g++ clears it with
+    // `rep stos`, slow to start for these hundred-odd bytes.
+    preaccumulation() {}
 
     /// Claims the gradients of the vector leaves for a sum built now, which then holds its
     /// partials by them there: it must be the first node to reach them, and over no zg::scan
