@@ -124,11 +124,14 @@ auto dot(const A& a, const B& b) {
     return total;
 }
 
+// mean, norm and log_sum_exp call sum unqualified: argument-dependent lookup finds a mode's own
+// sum for its scalars (tape mode's records one node), which is more constrained than these.
+
 /// The mean of a range's elements.
 template <class R>
     requires detail::scalar_range<R>
 auto mean(const R& range) {
-    return zg::sum(range) / static_cast<double>(std::ranges::size(range));
+    return sum(range) / static_cast<double>(std::ranges::size(range));
 }
 
 /// The Euclidean norm, sqrt(sum of squares).
@@ -136,7 +139,7 @@ template <class R>
     requires detail::scalar_range<R>
 auto norm(const R& range) {
     using std::sqrt;
-    return sqrt(zg::sum(range, [](const auto& x) { return x * x; }));
+    return sqrt(sum(range, [](const auto& x) { return x * x; }));
 }
 
 /// log(sum(exp(x))), shifted by the largest element so that nothing overflows; the shift is a
@@ -149,7 +152,7 @@ auto log_sum_exp(const R& range) {
     double shift = -std::numeric_limits<double>::infinity();
     for (const auto& x : range) shift = std::max(shift, detail::plain_value(x));
     if (!std::isfinite(shift)) shift = 0;
-    return log(zg::sum(range, [&](const auto& x) { return exp(x - shift); })) + shift;
+    return log(sum(range, [&](const auto& x) { return exp(x - shift); })) + shift;
 }
 
 namespace reduction_rules {

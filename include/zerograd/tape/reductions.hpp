@@ -127,34 +127,41 @@ auto record_reduction(op_id op, std::string_view operation, const R& range, Rule
 
 } // namespace tape::detail
 
+// In namespace zg::tape, brought into zg below: next to core/reductions.hpp's templates of the
+// same signature, differing only in their constraints, they would share one mangled name (g++ 12
+// leaves constraints out), and a file instantiating both for one range type, say through
+// zg::mean, did not assemble.
+namespace tape {
+
 /// A sized range of variables (a std::vector or std::span of zg::var).
 template <class R>
-concept var_range = detail::scalar_range<R> && tape::detail::is_var<detail::element_t<R>>::value;
+concept var_range = zg::detail::scalar_range<R> && detail::is_var<zg::detail::element_t<R>>::value;
 
 /// fn gives a variable for an element of the range.
 template <class Fn, class R>
-concept var_map = tape::detail::is_var<std::remove_cvref_t<decltype(detail::call_map(
+concept var_map = detail::is_var<std::remove_cvref_t<decltype(zg::detail::call_map(
     std::declval<Fn&>(), *std::ranges::begin(std::declval<const R&>()), 0))>>::value;
 
 /// The sum of a range of variables, as one node (zero for an empty range).
 template <class R>
     requires var_range<R>
 auto sum(const R& range) {
-    using T = typename detail::element_t<R>::value_type;
-    return tape::detail::record_reduction(op_id::sum, "sum", range, reduction_rules::sum<T>);
+    using T = typename zg::detail::element_t<R>::value_type;
+    return detail::record_reduction(op_id::sum, "sum", range, reduction_rules::sum<T>);
 }
 
 /// sum_k fn(x_k) where fn gives variables (of an element, or of an element and its index k):
 /// the terms are recorded as fn makes them, their sum as one node.
 template <class R, class Fn>
-    requires detail::closed_map<Fn, R> && var_map<Fn, R>
+    requires zg::detail::closed_map<Fn, R> && var_map<Fn, R>
 auto sum(const R& range, Fn fn) {
-    using V = std::remove_cvref_t<decltype(detail::call_map(fn, *std::ranges::begin(range), 0))>;
+    using V =
+        std::remove_cvref_t<decltype(zg::detail::call_map(fn, *std::ranges::begin(range), 0))>;
     using T = typename V::value_type;
-    auto& kept = tape::detail::scratch<T>();
+    auto& kept = detail::scratch<T>();
     struct level { // this call's buffers, released for reuse when it returns
-        tape::detail::reduction_scratch<T>& kept;
-        explicit level(tape::detail::reduction_scratch<T>& k) : kept(k) {
+        detail::reduction_scratch<T>& kept;
+        explicit level(detail::reduction_scratch<T>& k) : kept(k) {
             if (kept.term_values.size() == kept.term_depth) {
                 kept.term_values.emplace_back();
                 kept.term_indices.emplace_back();
@@ -170,79 +177,87 @@ auto sum(const R& range, Fn fn) {
     tape::basic_tape<T>* tape = nullptr;
     std::size_t k = 0;
     for (const auto& x : range) {
-        const V term = detail::call_map(fn, x, k++);
+        const V term = zg::detail::call_map(fn, x, k++);
         tape::basic_tape<T>& own = term.tape();
         if (tape == nullptr)
             tape = &own;
         else if (tape != &own) [[unlikely]]
-            tape::detail::throw_reduction_tapes("sum");
+            detail::throw_reduction_tapes("sum");
         values.push_back(own.value(term.index()));
         indices.push_back(term.index());
     }
     if (tape == nullptr) return V(T(0));
-    T* partials = tape::detail::partials_for<T>(values.size(), 0);
+    T* partials = detail::partials_for<T>(values.size(), 0);
     const T y = reduction_rules::sum<T>(values, partials);
-    return tape::detail::record_node<T>(op_id::sum, "sum", *tape, y, values, indices.data(),
-                                        partials, values.size());
+    return detail::record_node<T>(op_id::sum, "sum", *tape, y, values, indices.data(), partials,
+                                  values.size());
 }
 
 /// The product of a range of variables, as one node (one for an empty range).
 template <class R>
     requires var_range<R>
 auto prod(const R& range) {
-    using T = typename detail::element_t<R>::value_type;
-    return tape::detail::record_reduction(op_id::prod, "prod", range, reduction_rules::prod<T>);
+    using T = typename zg::detail::element_t<R>::value_type;
+    return detail::record_reduction(op_id::prod, "prod", range, reduction_rules::prod<T>);
 }
 
 /// log(sum(exp(x))) of a range of variables, stable for large elements, as one node.
 template <class R>
     requires var_range<R>
 auto log_sum_exp(const R& range) {
-    using T = typename detail::element_t<R>::value_type;
-    return tape::detail::record_reduction(op_id::log_sum_exp, "log_sum_exp", range,
-                                          reduction_rules::log_sum_exp<T>);
+    using T = typename zg::detail::element_t<R>::value_type;
+    return detail::record_reduction(op_id::log_sum_exp, "log_sum_exp", range,
+                                    reduction_rules::log_sum_exp<T>);
 }
 
 /// sum_k a_k b_k where either range (or both) holds variables, as one node.
 template <class A, class B>
-    requires detail::scalar_range<A> && detail::scalar_range<B> && (var_range<A> || var_range<B>)
+    requires zg::detail::scalar_range<A> && zg::detail::scalar_range<B> &&
+             (var_range<A> || var_range<B>)
 auto dot(const A& a, const B& b) {
     if (std::ranges::size(a) != std::ranges::size(b))
         throw shape_error("zg::dot: ranges of sizes " + std::to_string(std::ranges::size(a)) +
                           " and " + std::to_string(std::ranges::size(b)));
     if constexpr (var_range<A> && var_range<B>) {
-        using V = detail::element_t<A>;
+        using V = zg::detail::element_t<A>;
         using T = typename V::value_type;
-        static_assert(std::is_same_v<V, detail::element_t<B>>,
+        static_assert(std::is_same_v<V, zg::detail::element_t<B>>,
                       "zg::dot: both ranges must hold variables of one scalar type");
-        const auto x = tape::detail::gather("dot", a, 0);
-        const auto y = tape::detail::gather("dot", b, 1);
-        if (x.tape != y.tape && !x.values.empty()) tape::detail::throw_reduction_tapes("dot");
+        const auto x = detail::gather("dot", a, 0);
+        const auto y = detail::gather("dot", b, 1);
+        if (x.tape != y.tape && !x.values.empty()) detail::throw_reduction_tapes("dot");
         const std::size_t n = x.values.size();
-        T* partials = tape::detail::partials_for<T>(2 * n, 0);
+        T* partials = detail::partials_for<T>(2 * n, 0);
         const T value = reduction_rules::dot<T>(x.values, y.values, partials, partials + n);
-        auto& indices = tape::detail::scratch<T>().indices[0];
+        auto& indices = detail::scratch<T>().indices[0];
         indices.resize(std::max(indices.size(), 2 * n));
         std::copy(y.indices.begin(), y.indices.end(), indices.begin() + std::ptrdiff_t(n));
-        return tape::detail::record_node<T>(op_id::dot, "dot", *x.tape, value, x.values,
-                                            indices.data(), partials, 2 * n);
+        return detail::record_node<T>(op_id::dot, "dot", *x.tape, value, x.values, indices.data(),
+                                      partials, 2 * n);
     } else {
         // One side of plain numbers: partial w_k by each variable x_k.
         const auto& vars = std::get<var_range<A> ? 0 : 1>(std::tie(a, b));
         const auto& weights = std::get<var_range<A> ? 1 : 0>(std::tie(a, b));
-        using V = detail::element_t<std::remove_cvref_t<decltype(vars)>>;
+        using V = zg::detail::element_t<std::remove_cvref_t<decltype(vars)>>;
         using T = typename V::value_type;
-        const auto x = tape::detail::gather("dot", vars, 0);
+        const auto x = detail::gather("dot", vars, 0);
         const std::size_t n = x.values.size();
-        auto& w = tape::detail::scratch<T>().values[1];
+        auto& w = detail::scratch<T>().values[1];
         w.assign(std::ranges::begin(weights), std::ranges::end(weights));
-        T* partials = tape::detail::partials_for<T>(2 * n, 0);
+        T* partials = detail::partials_for<T>(2 * n, 0);
         // partials[k] = dy/dx_k = w_k; the products keep the caller's order, a_k * b_k.
         const T value = var_range<A> ? reduction_rules::dot<T>(x.values, w, partials, partials + n)
                                      : reduction_rules::dot<T>(w, x.values, partials + n, partials);
-        return tape::detail::record_node<T>(op_id::dot, "dot", *x.tape, value, x.values,
-                                            x.indices.data(), partials, n);
+        return detail::record_node<T>(op_id::dot, "dot", *x.tape, value, x.values, x.indices.data(),
+                                      partials, n);
     }
 }
+
+} // namespace tape
+
+using tape::dot;
+using tape::log_sum_exp;
+using tape::prod;
+using tape::sum;
 
 } // namespace zg
