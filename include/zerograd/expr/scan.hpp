@@ -48,8 +48,8 @@ ZG_INLINE constexpr expression<slot_expr<T>> step_input(const T& value, T* parti
 /// adjoint of s_{t-1} in a register, as a hand-written adjoint of the loop would.
 ///
 /// The recurrence itself (v and the arrays) lives in the arena too, and every use of the states
-/// holds a pointer to it: a tree copies its nodes at every level it grows by, and
-/// sum(h + y2 * exp(-h)) holds the states twice.
+/// holds a pointer to it and to the states it shows: a tree copies its nodes at every level it
+/// grows by, and sum(h + y2 * exp(-h)) holds the states twice.
 template <class T, detail::leaf_set StepLeaves, class V>
 struct scan_expr {
     static_assert(std::is_same_v<T, double>, "zg::scan: supported for double scalars only");
@@ -66,7 +66,11 @@ struct scan_expr {
         T* partials; // row_width per step
     };
     const recurrence* kept = nullptr;
-    std::size_t begin = 0, count = 0; // the elements this node shows (zg::slice narrows them)
+    // The elements this node shows (zg::slice narrows them), read through pointers of their own:
+    // through `kept`, each element's read would load them again after the sweep's stores.
+    const T* shown_states = nullptr;
+    T* shown_adjoints = nullptr;
+    std::size_t count = 0;
 
     template <class First, class Step>
     scan_expr(const V& v, First& first, Step& step) : count(v.size()) {
@@ -77,6 +81,8 @@ struct scan_expr {
         T* const partials = current_call->allocate(length * row_width);
         kept = current_call->make<recurrence>(v, length, states, current_call->allocate(length),
                                               partials);
+        shown_states = kept->states;
+        shown_adjoints = kept->adjoints;
         std::array<T, V::slots> unused_slots{}; // elements are only read here, not swept
         // The state is carried in a local: read back from `states`, after the stores into the
         // row (which may alias it), it would put a store and a load on the recurrence's chain.
@@ -106,11 +112,12 @@ struct scan_expr {
 
     constexpr std::size_t size() const { return count; }
     ZG_INLINE constexpr gathered_expr<T> element(std::size_t k, T*) const {
-        return {kept->states[begin + k], kept->adjoints + begin + k};
+        return {shown_states[k], shown_adjoints + k};
     }
     constexpr scan_expr sliced(std::size_t offset, std::size_t n) const {
         scan_expr narrowed = *this;
-        narrowed.begin = begin + offset;
+        narrowed.shown_states += offset;
+        narrowed.shown_adjoints += offset;
         narrowed.count = n;
         return narrowed;
     }
