@@ -64,7 +64,8 @@ public:
     template <class... Args>
     explicit call_scope(const Args&... args)
         : previous_(current_call), lengths_{length_of(args)...} {
-        call_context& context = this_thread_call_context();
+        // One context per thread: nested calls save and restore their position in it.
+        call_context& context = zg::detail::this_thread_object<call_context>();
         saved_block_ = context.block;
         saved_used_ = context.used;
         saved_lengths_ = context.lengths;

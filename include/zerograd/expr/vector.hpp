@@ -6,6 +6,7 @@
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/reductions.hpp"
 #include "zerograd/core/rules.hpp"
+#include "zerograd/core/thread_object.hpp"
 #include "zerograd/expr/expression.hpp"
 #include "zerograd/expr/operations.hpp"
 #include "zerograd/expr/sweep.hpp"
@@ -321,21 +322,6 @@ public:
 };
 
 inline thread_local call_context* current_call = nullptr;
-
-/// This thread's call context (one for every zg::grad call on it; nested calls save and restore
-/// their position in it). Only this cold path touches a thread_local with a destructor: the hot
-/// pointer below is trivially destructible, so reading it needs no initialization guard.
-[[gnu::noinline]] inline call_context* make_thread_call_context() {
-    static thread_local std::unique_ptr<call_context> owner;
-    owner = std::make_unique<call_context>();
-    return owner.get();
-}
-inline thread_local call_context* thread_call_context = nullptr;
-inline call_context& this_thread_call_context() {
-    if (thread_call_context == nullptr) [[unlikely]]
-        thread_call_context = make_thread_call_context();
-    return *thread_call_context;
-}
 
 [[noreturn, gnu::cold]] inline void throw_outside_grad(std::string_view call) {
     throw error("zg::" + std::string(call) +

@@ -7,6 +7,7 @@
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/rules.hpp"
 #include "zerograd/core/scalar.hpp"
+#include "zerograd/core/thread_object.hpp"
 
 #include <algorithm>
 #include <cassert>
@@ -352,34 +353,10 @@ private:
     index_type swept_end_ = 0; // nodes below this may hold adjoints from an earlier sweep
 };
 
-namespace detail {
-
-template <class T>
-struct thread_tape_owner {
-    basic_tape<T>* tape = nullptr;
-    ~thread_tape_owner() { delete tape; }
-};
-
-template <class T>
-[[gnu::noinline]] basic_tape<T>* make_thread_tape() {
-    // Only this cold path touches a thread_local with a destructor; the hot pointer below is
-    // trivially destructible, so reading it needs no initialization guard.
-    static thread_local thread_tape_owner<T> owner;
-    owner.tape = new basic_tape<T>();
-    return owner.tape;
-}
-
-template <class T>
-inline thread_local basic_tape<T>* current_tape = nullptr;
-
-} // namespace detail
-
 /// The calling thread's tape for scalar type T: each thread records on its own.
 template <class T = double>
 basic_tape<T>& this_thread_tape() {
-    if (detail::current_tape<T> == nullptr) [[unlikely]]
-        detail::current_tape<T> = detail::make_thread_tape<T>();
-    return *detail::current_tape<T>;
+    return zg::detail::this_thread_object<basic_tape<T>>();
 }
 
 /// Reclaims, when it ends, every node the thread recorded since it began; variables made before

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "zerograd/core/error.hpp"
+#include "zerograd/core/thread_object.hpp"
 #include "zerograd/tensor/shape.hpp"
 
 #include <algorithm>
@@ -166,25 +167,7 @@ private:
     std::uint32_t stamp_ = 0;
 };
 
-struct tensor_tape_owner {
-    tensor_tape* tape = nullptr;
-    ~tensor_tape_owner() { delete tape; }
-};
-
-[[gnu::noinline]] inline tensor_tape* make_thread_tensor_tape() {
-    // As for the scalar tape: only this cold path touches a thread_local with a destructor.
-    static thread_local tensor_tape_owner owner;
-    owner.tape = new tensor_tape();
-    return owner.tape;
-}
-
-inline thread_local tensor_tape* current_tensor_tape = nullptr;
-
 /// The calling thread's tensor tape: each thread records on its own.
-inline tensor_tape& this_thread_tensor_tape() {
-    if (current_tensor_tape == nullptr) [[unlikely]]
-        current_tensor_tape = make_thread_tensor_tape();
-    return *current_tensor_tape;
-}
+inline tensor_tape& this_thread_tensor_tape() { return this_thread_object<tensor_tape>(); }
 
 } // namespace zg::detail
