@@ -707,18 +707,26 @@ template <class T, detail::leaf_set Leaves, class V>
 struct mapped_sum_expr {
     static constexpr std::string_view name = "sum(v, fn)";
     using value_type = T;
+    using kept_type = preaccumulation<T, Leaves, V>;
+    // The call's scratch arena holds it even for functions of numbers alone; a copy of the tree
+    // then copies a pointer, not a record whose fields were just written one at a time (g++
+    // copies such records in 16-byte moves, which stall on those 8-byte stores).
+    static constexpr bool uses_scratch = true;
     V v; // for its broadcast scalars, swept with the totals kept in `kept`
     value_type value{0};
-    preaccumulation<T, Leaves, V> kept;
+    const kept_type* kept;
 
     template <class Fn>
     mapped_sum_expr(const V& v, Fn& fn) : v(v) {
-        kept.claimed = kept.claim();
-        value = kept.build(name, v, fn);
+        if (detail::current_call == nullptr) detail::throw_outside_grad(name);
+        kept_type* record = detail::current_call->make<kept_type>();
+        record->claimed = kept_type::claim();
+        value = record->build(name, v, fn);
+        kept = record;
     }
     template <class Bindings, class Sink>
     constexpr void backward(const value_type& adjoint, Sink& sink) const {
-        kept.template backward<Bindings>(v, adjoint, sink);
+        kept->template backward<Bindings>(v, adjoint, sink);
     }
 };
 
