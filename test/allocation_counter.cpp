@@ -9,14 +9,18 @@
 namespace {
 std::atomic<long> allocations{0};
 std::atomic<long> bytes{0};
+std::atomic<bool> counting{true};
 } // namespace
 
 long test::allocation_count() { return allocations.load(); }
 long test::allocated_bytes() { return bytes.load(); }
+void test::count_allocations(bool on) { counting.store(on); }
 
 void* operator new(std::size_t size) {
-    ++allocations;
-    bytes += static_cast<long>(size);
+    if (counting.load(std::memory_order_relaxed)) {
+        ++allocations;
+        bytes += static_cast<long>(size);
+    }
     if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
     throw std::bad_alloc();
 }

@@ -7,4 +7,7 @@ namespace test {
 long allocation_count();
 /// The bytes those operator new calls asked for, in all.
 long allocated_bytes();
+/// Turns counting off (it is on from the start) or on again: the benchmark suite counts one call
+/// and times the others without two locked additions per operator new.
+void count_allocations(bool on);
 } // namespace test
