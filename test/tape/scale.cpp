@@ -17,10 +17,10 @@ TEST_CASE("a chain of 10,000,000 nodes") {
     CHECK(tape.size() - before == n);
     y.backward();
     CHECK(std::abs(x.grad() / std::pow(0.9999999, n) - 1) < 1e-8);
-    // A unary node: value (8), stamp (4), operation and arity (2), adjoint (8), and one operand:
-    // partial (8) and index (4). The leaf has no operand.
-    CHECK(tape.bytes_used() == 34 * std::size_t(tape.size()) - 12);
-    MESSAGE("bytes per unary node: 34; arena capacity per node: ",
+    // A unary node: value (8), operation and arity (2), adjoint (8), and one operand: partial
+    // (8) and index (4). The leaf has no operand.
+    CHECK(tape.bytes_used() == 30 * std::size_t(tape.size()) - 12);
+    MESSAGE("bytes per unary node: 30; arena capacity per node: ",
             double(tape.capacity_bytes()) / tape.size());
 }
 

@@ -5,6 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <vector>
+
 TEST_CASE("a step's nodes are reclaimed, parameters live on") {
     zg::var w = 0.5;
     zg::var outside = 2 * w;
@@ -76,4 +79,48 @@ TEST_CASE("a training loop of 100,000 steps keeps memory flat") {
     CHECK(tape.size() == parameters_end);
     CHECK(w.data() == doctest::Approx(3.0).epsilon(1e-6));
     CHECK(bias.data() == doctest::Approx(-1.0).epsilon(1e-6));
+}
+
+TEST_CASE("dangling handles are told apart from live ones across rewinds to many marks") {
+    // A model of the tape: a handle is dead once a rewind went back to or below its node.
+    // Random recordings and rewinds (to marks above, at and below earlier ones) against it.
+    auto& tape = zg::tape::this_thread_tape();
+    zg::tape::scope everything;
+    struct handle {
+        zg::var x;
+        bool alive;
+    };
+    std::vector<handle> handles;
+    std::vector<zg::tape::basic_tape<double>::mark_type> marks{tape.mark()};
+    std::uint64_t state = 12345;
+    const auto next = [&state](std::uint64_t n) {
+        state = state * 6364136223846793005u + 1442695040888963407u;
+        return (state >> 33) % n;
+    };
+    int mismatches = 0;
+    for (int step = 0; step < 10'000; ++step) {
+        const auto choice = next(10);
+        if (choice < 6) {
+            handles.push_back({zg::var(double(step)) * 2.0, true});
+        } else if (choice < 8) {
+            marks.push_back(tape.mark());
+        } else {
+            const auto mark = marks[next(marks.size())];
+            tape.rewind(mark);
+            for (handle& h : handles)
+                if (h.x.index() >= mark.nodes) h.alive = false;
+            std::erase_if(marks, [&](const auto& m) { return m.nodes > mark.nodes; });
+        }
+        if (step % 61 == 0)
+            for (const handle& h : handles) {
+                bool threw = false;
+                try {
+                    (void)h.x.data();
+                } catch (const zg::dangling_var&) {
+                    threw = true;
+                }
+                mismatches += threw == h.alive;
+            }
+    }
+    CHECK(mismatches == 0);
 }

@@ -16,14 +16,15 @@
 #include <limits>
 #include <new>
 #include <type_traits>
+#include <vector>
 
 namespace zg::tape {
 
 template <class T>
 class basic_var;
 
-/// Records a program in arrays indexed by node: its value, a stamp, its operation and number of
-/// operands (14 bytes for double), and per operand the local partial derivative and the
+/// Records a program in arrays indexed by node: its value, its operation and number of operands
+/// (10 bytes for double), and per operand the local partial derivative and the
 /// operand's node index (12 bytes). Partials are computed when an operation is recorded, so the
 /// reverse sweep is a plain loop of multiply-adds in reverse recording order: a valid
 /// topological order, walked with no recursion and no revisiting. The sweep reads only the
@@ -32,9 +33,11 @@ class basic_var;
 /// it, so recording does not write it.
 ///
 /// Memory is reclaimed by rewinding to a mark (see basic_scope): the arenas keep their capacity,
-/// so a training loop that records and rewinds each step allocates nothing after warm-up. Each
-/// node carries the stamp the tape had when it was recorded; rewinding changes the stamp, so a
-/// variable that names a reclaimed (and maybe reused) slot is detected instead of read.
+/// so a training loop that records and rewinds each step allocates nothing after warm-up. A
+/// variable carries the tape's stamp (its count of rewinds) from when its node was recorded, and
+/// the tape remembers how far back the rewinds since reached, so a variable that names a
+/// reclaimed (and maybe reused) slot is detected instead of read. Nodes carry no stamp: that is
+/// one store and 4 bytes less per node.
 template <class T>
 class basic_tape {
     static_assert(std::is_trivially_copyable_v<T>, "zg::tape: the scalar type must be trivially "
@@ -48,7 +51,6 @@ public:
     basic_tape& operator=(const basic_tape&) = delete;
     ~basic_tape() {
         std::free(values_);
-        std::free(stamps_);
         std::free(shapes_);
         std::free(adjoints_);
         std::free(partials_);
@@ -69,12 +71,15 @@ public:
         return size_ * node_bytes +
                operand_count_ * (sizeof(T) + sizeof(index_type));
     }
-    /// The stamp given to nodes recorded now.
-    std::uint32_t stamp() const { return stamp_; }
+    /// The stamp of nodes recorded now: the number of rewinds so far, modulo 2^32.
+    std::uint32_t stamp() const { return static_cast<std::uint32_t>(rewinds_); }
 
-    /// Whether node i exists and is the one recorded under `stamp` (not reclaimed since).
+    /// Whether node i, recorded under `stamp`, still exists: no rewind since reclaimed it. (A
+    /// handle older than 2^32 rewinds is taken for a younger one.)
     bool holds(index_type i, std::uint32_t stamp) const {
-        return i < size_ && stamps_[i] == stamp;
+        // Below every mark rewound to, as a model's parameters usually are: never reclaimed.
+        if (i < untouched_) return i < size_;
+        return holds_after_rewinds(i, stamp);
     }
 
     T& value(index_type i) { return values_[i]; }
@@ -104,7 +109,6 @@ public:
             grow_nodes(size_ + count);
         const index_type first = size_;
         std::copy_n(values, count, values_ + first);
-        std::fill_n(stamps_ + first, count, stamp_);
         std::fill_n(shapes_ + first, count, node_shape{op_id::leaf, 0});
         size_ = static_cast<index_type>(first + count);
         return first;
@@ -129,7 +133,6 @@ public:
             const index_type i = size_;
             const std::size_t position = operand_count_;
             values_[i] = y;
-            stamps_[i] = stamp_;
             shapes_[i] = node_shape{op, std::uint8_t(arity)};
             std::copy_n(partials + done, take, partials_ + position);
             std::copy_n(operands + done, take, operands_ + position);
@@ -185,10 +188,34 @@ public:
         operand_count_ = mark.operands;
         zeroed_ = std::min(zeroed_, mark.nodes);
         swept_end_ = std::min(swept_end_, mark.nodes);
-        ++stamp_;
+        // A node recorded before rewind k is gone if any rewind from k on reached back to it:
+        // only the lowest of those marks matters, so a rewind replaces the later ones that went
+        // back no further. reaches_ then rises in both fields; a loop that rewinds to one mark
+        // keeps one entry.
+        while (!reaches_.empty() && reaches_.back().nodes >= mark.nodes)
+            reaches_.pop_back();
+        reaches_.push_back({rewinds_, mark.nodes});
+        ++rewinds_;
+        untouched_ = std::min(untouched_, mark.nodes);
     }
 
+    /// Makes room for one more rewind's record, so that the rewind at the end of a scope made
+    /// now does not allocate (scopes end in destructors).
+    void reserve_rewind() { reaches_.reserve(reaches_.size() + 1); }
+
 private:
+    /// holds() for a node at or above a mark rewound to, out of line: every operation checks its
+    /// operands, and carries a call instead of this search.
+    [[gnu::noinline]] bool holds_after_rewinds(index_type i, std::uint32_t stamp) const {
+        if (i >= size_) return false;
+        const std::uint64_t recorded = rewinds_ - std::uint32_t(this->stamp() - stamp);
+        // The first rewind kept from then on went back furthest of all since (see rewind).
+        const auto since = std::lower_bound(
+            reaches_.begin(), reaches_.end(), recorded,
+            [](const reach& r, std::uint64_t rewind) { return r.rewind < rewind; });
+        return since == reaches_.end() || i < since->nodes;
+    }
+
     // basic_var makes room for a node before it reads its operands' values, then records it:
     // growing is a call, and a value computed before it would be spilled to the stack on the way
     // to the tape. These are private to it, so that nothing records without making room.
@@ -265,8 +292,7 @@ private:
         op_id op;
         std::uint8_t arity;
     };
-    static constexpr std::size_t node_bytes =
-        sizeof(T) + sizeof(std::uint32_t) + sizeof(node_shape) + sizeof(T); // with the adjoint
+    static constexpr std::size_t node_bytes = sizeof(T) + sizeof(node_shape) + sizeof(T); // and adjoint
 
     // Every member is read into a local and written back before the arenas are stored to:
     // operand indices are uint32 like size_, so a store through operands_ could otherwise make
@@ -278,15 +304,12 @@ private:
         const index_type i = size_;
         const std::size_t position = operand_count_;
         T* const values = values_;
-        std::uint32_t* const stamps = stamps_;
         node_shape* const shapes = shapes_;
         T* const partials_out = partials_;
         index_type* const operands_out = operands_;
-        const std::uint32_t stamp = stamp_;
         size_ = i + 1;
         operand_count_ = position + Arity;
         values[i] = value;
-        stamps[i] = stamp;
         shapes[i] = node_shape{op, std::uint8_t(Arity)};
         for (std::size_t k = 0; k < Arity; ++k) {
             partials_out[position + k] = partials[k];
@@ -323,7 +346,6 @@ private:
         const std::size_t capacity =
             std::min(limit, std::max<std::size_t>({1024, node_capacity_ * 2, needed}));
         reallocate(values_, capacity);
-        reallocate(stamps_, capacity);
         reallocate(shapes_, capacity);
         reallocate(adjoints_, capacity);
         node_capacity_ = capacity;
@@ -339,7 +361,6 @@ private:
     }
 
     T* values_ = nullptr;
-    std::uint32_t* stamps_ = nullptr;
     node_shape* shapes_ = nullptr;
     T* adjoints_ = nullptr;
     T* partials_ = nullptr;
@@ -348,7 +369,13 @@ private:
     std::size_t node_capacity_ = 0;
     std::size_t operand_count_ = 0;
     std::size_t operand_capacity_ = 0;
-    std::uint32_t stamp_ = 0;
+    std::uint64_t rewinds_ = 0;
+    struct reach {
+        std::uint64_t rewind; // its number: it took the stamp from `rewind` to `rewind` + 1
+        index_type nodes;     // the mark it went back to
+    };
+    std::vector<reach> reaches_; // see rewind()
+    index_type untouched_ = std::numeric_limits<index_type>::max(); // the lowest mark rewound to
     index_type zeroed_ = 0;    // adjoints below this are valid; above, not yet written
     index_type swept_end_ = 0; // nodes below this may hold adjoints from an earlier sweep
 };
@@ -374,7 +401,9 @@ template <class T>
 class basic_scope {
 public:
     basic_scope() : basic_scope(this_thread_tape<T>()) {}
-    explicit basic_scope(basic_tape<T>& tape) : tape_(tape), mark_(tape.mark()) {}
+    explicit basic_scope(basic_tape<T>& tape) : tape_(tape), mark_(tape.mark()) {
+        tape.reserve_rewind();
+    }
     basic_scope(const basic_scope&) = delete;
     basic_scope& operator=(const basic_scope&) = delete;
     ~basic_scope() { tape_.rewind(mark_); }
