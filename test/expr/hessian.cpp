@@ -50,6 +50,26 @@ TEST_CASE("analytic Hessians") {
             for (std::size_t j = 0; j < 3; ++j)
                 CHECK(laws::close(h[i][j], (i == j ? p[i] : 0.0) - p[i] * p[j], 1e-14));
     }
+    SUBCASE("a log-likelihood over captured data, by its mean and scale") {
+        // The element function runs on dual numbers while the data stay doubles.
+        const std::vector<double> data{0.5, -1.0, 2.0, 0.25};
+        const double mu = 0.3, s = 1.7;
+        const auto h = zg::hessian(
+            [&](auto m, auto sigma) {
+                return zg::sum(data, [&](auto y) { return square((y - m) / sigma); });
+            },
+            mu, s);
+        double mm = 0, ms = 0, ss = 0;
+        for (double y : data) {
+            mm += 2 / (s * s);
+            ms += 4 * (y - mu) / (s * s * s);
+            ss += 6 * (y - mu) * (y - mu) / (s * s * s * s);
+        }
+        CHECK(laws::close(h[0][0], mm, 1e-14));
+        CHECK(laws::close(h[0][1], ms, 1e-14));
+        CHECK(laws::close(h[1][0], ms, 1e-14));
+        CHECK(laws::close(h[1][1], ss, 1e-14));
+    }
 }
 
 TEST_CASE("expression mode and the tape agree on Hessians") {

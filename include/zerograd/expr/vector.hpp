@@ -577,7 +577,9 @@ struct preaccumulation {
                                                          : Leaves.vectors;
     std::array<T, arguments> totals{};
     std::array<T*, arguments> partials{};
-    std::array<T, V::slots> slot_totals{};
+    // Of v's scalar type: a constant vector of doubles under duals (zg::hessian) sums into T.
+    using slot_type = typename V::value_type;
+    std::array<slot_type, V::slots> slot_totals{};
     std::size_t gathered_begin = 0, gathered_end = 0; // in the call's `gathered`
     bool claimed = false; // the partials by vector leaves are in their gradients
 
@@ -631,11 +633,12 @@ struct preaccumulation {
     template <class Fn>
     [[gnu::noinline]] static T
     accumulate(const V& v, Fn& fn, const std::array<T*, arguments>& element_partials,
-               std::array<T, arguments>& leaf_totals_out, std::array<T, V::slots>& slot_totals_out,
+               std::array<T, arguments>& leaf_totals_out,
+               std::array<slot_type, V::slots>& slot_totals_out,
                std::vector<detail::gathered_partial>* gathered) {
         T running{0};
         std::array<T, arguments> leaf_totals{};
-        std::array<T, V::slots> slot_sums{};
+        std::array<slot_type, V::slots> slot_sums{};
         const std::array<T*, arguments> partials_copy = element_partials;
         detail::preaccumulation_target<T, arguments> target{leaf_totals, partials_copy, gathered,
                                                             gathered ? gathered->size() : 0};
@@ -678,8 +681,9 @@ struct preaccumulation {
             for (std::size_t i = gathered_begin; i < gathered_end; ++i)
                 *gathered[i].adjoint += adjoint * gathered[i].partial;
         }
-        std::array<T, V::slots> scaled = slot_totals;
-        for (T& s : scaled) s *= adjoint;
+        std::array<slot_type, V::slots> scaled = slot_totals;
+        if constexpr (V::slots != 0)
+            for (slot_type& s : scaled) s *= adjoint;
         v.template propagate<Bindings>(scaled.data(), sink);
     }
 
@@ -878,7 +882,8 @@ auto sum(const V& v, Fn fn) {
                   "write the terms with elementwise operations, zg::sum(g(states))");
     constexpr detail::leaf_set leaves =
         detail::leaves_of<result>::value | detail::leaves_of<tree>::value;
-    using node = mapped_sum_expr<T, leaves, tree>;
+    // fn's scalar type: dual numbers over a constant vector of doubles under zg::hessian.
+    using node = mapped_sum_expr<typename result::value_type, leaves, tree>;
     return expression<node, decltype(vector.bindings)>{node(vector.tree, fn), vector.bindings};
 }
 
