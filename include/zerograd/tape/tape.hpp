@@ -292,7 +292,8 @@ private:
         op_id op;
         std::uint8_t arity;
     };
-    static constexpr std::size_t node_bytes = sizeof(T) + sizeof(node_shape) + sizeof(T); // and adjoint
+    static constexpr std::size_t node_bytes =
+        sizeof(T) + sizeof(node_shape) + sizeof(T); // with the adjoint
 
     // Every member is read into a local and written back before the arenas are stored to:
     // operand indices are uint32 like size_, so a store through operands_ could otherwise make
