@@ -320,3 +320,30 @@ TEST_CASE("a function that builds sums but returns a number has a zero gradient"
     CHECK(value == 1.5);
     CHECK(std::get<0>(grad) == std::vector<double>(x.size(), 0.0));
 }
+
+TEST_CASE("a captured range of doubles times a scalar leaf is a vector expression") {
+    // zg::dot(data, data * a + b) and friends, with only scalar leaves, against the tape's loop.
+    const std::vector<double> data{0.5, 1.5, -2.0, 3.0};
+    const auto g = zg::grad(
+        [&](auto a, auto b) {
+            return zg::dot(data, data * a + b) + zg::norm(data * a - b) +
+                   zg::log_sum_exp(data * a + b * b) + zg::prod(data + a * b) +
+                   zg::sum(pow(b - data * a, 2));
+        },
+        0.7, 1.3);
+    const auto t = zg::tape::grad(
+        [&](zg::var a, zg::var b) {
+            zg::var d = 0.0, n = 0.0, l = 0.0, p = 1.0, s = 0.0;
+            for (double x : data) {
+                d += x * (x * a + b);
+                n += square(x * a - b);
+                l += exp(x * a + b * b);
+                p *= x + a * b;
+                s += pow(b - x * a, 2);
+            }
+            return d + sqrt(n) + log(l) + p + s;
+        },
+        0.7, 1.3);
+    CHECK(laws::close(g[0], t[0], 1e-13));
+    CHECK(laws::close(g[1], t[1], 1e-13));
+}

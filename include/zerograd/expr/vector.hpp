@@ -831,22 +831,35 @@ constexpr auto reduce(const A& a) {
 
 } // namespace detail
 
-// Elementwise operations between a vector expression and a range of doubles (a constant
-// vector, such as data the lambda captured). The node keeps a span of the range, so the range
+namespace detail {
+/// A range of doubles meets an expression of doubles: under zg::hessian the leaves are dual
+/// numbers, and a vector node mixing the two is not supported.
+template <class E>
+constexpr void check_range_partner() {
+    static_assert(std::is_same_v<typename std::remove_cvref_t<E>::tree_type::value_type, double>,
+                  "zg::hessian: a captured range of doubles in an elementwise operation with a "
+                  "leaf is supported by zg::grad only; write zg::sum(data, fn) instead");
+}
+} // namespace detail
+
+// Elementwise operations between an expression (a vector, or a scalar broadcast over the range)
+// and a range of doubles (a constant vector, such as data the lambda captured). The node keeps a span of the range, so the range
 // must outlive the zg::grad call: a temporary is refused at compile time.
 #define ZG_EXPR_RANGE_BINARY(name, fn)                                                             \
-    template <detail::vector_expression L, detail::double_range R>                                 \
+    template <Expression L, detail::double_range R>                                                \
     constexpr auto name(const L& l, R&& r) {                                                       \
         static_assert(std::is_lvalue_reference_v<R> || std::ranges::borrowed_range<R>,            \
                       "zg::expr: a range of doubles in an elementwise operation must outlive "     \
                       "the zg::grad call; name it outside the lambda instead of a temporary");     \
+        detail::check_range_partner<L>();                                                          \
         return apply(fn##_op{}, l, detail::as_vector(r));                                          \
     }                                                                                              \
-    template <detail::double_range L, detail::vector_expression R>                                 \
+    template <detail::double_range L, Expression R>                                                \
     constexpr auto name(L&& l, const R& r) {                                                       \
         static_assert(std::is_lvalue_reference_v<L> || std::ranges::borrowed_range<L>,            \
                       "zg::expr: a range of doubles in an elementwise operation must outlive "     \
                       "the zg::grad call; name it outside the lambda instead of a temporary");     \
+        detail::check_range_partner<R>();                                                          \
         return apply(fn##_op{}, detail::as_vector(l), r);                                          \
     }
 #define ZG_EXPR_RANGE_OPERATOR(fn, symbol) ZG_EXPR_RANGE_BINARY(operator symbol, fn)
