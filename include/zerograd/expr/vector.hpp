@@ -843,8 +843,9 @@ constexpr void check_range_partner() {
 } // namespace detail
 
 // Elementwise operations between an expression (a vector, or a scalar broadcast over the range)
-// and a range of doubles (a constant vector, such as data the lambda captured). The node keeps a span of the range, so the range
-// must outlive the zg::grad call: a temporary is refused at compile time.
+// and a range of doubles (a constant vector, such as data the lambda captured). The node keeps a
+// span of the range, so the range must outlive the zg::grad call: a temporary is refused at
+// compile time.
 #define ZG_EXPR_RANGE_BINARY(name, fn)                                                             \
     template <Expression L, detail::double_range R>                                                \
     constexpr auto name(const L& l, R&& r) {                                                       \
