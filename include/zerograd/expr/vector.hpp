@@ -589,18 +589,18 @@ struct preaccumulation {
 
     /// Claims the gradients of the vector leaves for a sum built now, which then holds its
     /// partials by them there: it must be the first node to reach them, and over no zg::scan
-    /// (whose own sweep writes into them as well).
+    /// (whose own sweep writes into them as well). Inside a zg::grad call, as build().
     static bool claim() {
-        return !detail::gathers_per_element<V>::value && detail::current_call != nullptr &&
+        return !detail::gathers_per_element<V>::value &&
                detail::current_call->claim(Leaves.vectors);
     }
 
-    /// Sweeps fn(v_k) for every k; returns the sum.
+    /// Sweeps fn(v_k) for every k; returns the sum. Called inside a zg::grad call (the
+    /// record lives in its arena).
     template <class Fn>
-    T build(std::string_view name, const V& v, Fn& fn) {
+    T build(const V& v, Fn& fn) {
         using namespace detail;
         if constexpr (Leaves.vectors != 0) {
-            if (current_call == nullptr) throw_outside_grad(name);
             if (!claimed) current_call->touch(Leaves.vectors);
             for (std::size_t i = 0; i < arguments; ++i)
                 if (element_vectors >> i & 1)
@@ -608,14 +608,10 @@ struct preaccumulation {
                                           : current_call->allocate(current_call->lengths[i]);
         }
         struct building_scope { // nodes that fn builds are local to this one
-            call_context* call;
-            explicit building_scope(call_context* c) : call(c) {
-                if (call) ++call->building;
-            }
-            ~building_scope() {
-                if (call) --call->building;
-            }
-        } scope(current_call);
+            call_context& call;
+            explicit building_scope(call_context& c) : call(c) { ++call.building; }
+            ~building_scope() { --call.building; }
+        } scope(*current_call);
         std::vector<gathered_partial>* gathered = nullptr;
         if constexpr (gathers_per_element<V>::value) {
             gathered = &current_call->gathered;
@@ -725,7 +721,7 @@ struct mapped_sum_expr {
         if (detail::current_call == nullptr) detail::throw_outside_grad(name);
         kept_type* record = detail::current_call->make<kept_type>();
         record->claimed = kept_type::claim();
-        value = record->build(name, v, fn);
+        value = record->build(v, fn);
         kept = record;
     }
     template <class Bindings, class Sink>
@@ -762,7 +758,7 @@ struct sum_expr {
                 kept_type* record = current_call->make<kept_type>();
                 record->claimed = !keeps_unclaimed;
                 auto identity = [](const auto& element) { return element; };
-                value = record->build(name, v, identity);
+                value = record->build(v, identity);
                 kept = record;
                 return;
             }

@@ -78,7 +78,8 @@ public:
     /// handle older than 2^32 rewinds is taken for a younger one.)
     bool holds(index_type i, std::uint32_t stamp) const {
         // Below every mark rewound to, as a model's parameters usually are: never reclaimed.
-        if (i < untouched_) return i < size_;
+        // (reaches_ rises, so its first entry holds the lowest mark of all rewinds.)
+        if (reaches_.empty() || i < reaches_.front().nodes) return i < size_;
         return holds_after_rewinds(i, stamp);
     }
 
@@ -196,7 +197,6 @@ public:
             reaches_.pop_back();
         reaches_.push_back({rewinds_, mark.nodes});
         ++rewinds_;
-        untouched_ = std::min(untouched_, mark.nodes);
     }
 
     /// Makes room for one more rewind's record, so that the rewind at the end of a scope made
@@ -376,7 +376,6 @@ private:
         index_type nodes;     // the mark it went back to
     };
     std::vector<reach> reaches_; // see rewind()
-    index_type untouched_ = std::numeric_limits<index_type>::max(); // the lowest mark rewound to
     index_type zeroed_ = 0;    // adjoints below this are valid; above, not yet written
     index_type swept_end_ = 0; // nodes below this may hold adjoints from an earlier sweep
 };
