@@ -195,6 +195,39 @@ TEST_CASE("zg::scan") {
         CHECK(all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
         CHECK(laws::close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
     }
+    SUBCASE("recurrences of every length, odd and even, against the tape") {
+        // The backward sweep takes two steps at a time, and the second sum's sweep finds the
+        // adjoints of the first half zero: lengths 1 to 35 cover the step left over from an odd
+        // length and a look for zero adjoints across blocks.
+        for (std::size_t n = 1; n <= 35; ++n) {
+            CAPTURE(n);
+            std::vector<double> x(n);
+            for (std::size_t k = 0; k < n; ++k) x[k] = std::sin(0.7 * double(k) + 0.3);
+            const auto [value, grad] = zg::value_and_grad(
+                [](auto x, auto w) {
+                    auto s = zg::scan(
+                        w * x, [&](auto s0) { return s0 * w; },
+                        [&](auto previous, auto xt) { return w * sin(previous) + xt; });
+                    const std::size_t half = zg::size(s) / 2;
+                    return zg::sum(s * s) + zg::sum(zg::slice(s, half, zg::size(s) - half));
+                },
+                x, 0.7);
+            const auto [tape_value, tape_grad] = zg::tape::value_and_grad(
+                [](std::span<const zg::var> x, zg::var w) {
+                    std::vector<zg::var> s{w * x[0] * w};
+                    for (std::size_t k = 1; k < x.size(); ++k)
+                        s.push_back(w * sin(s.back()) + w * x[k]);
+                    zg::var total = 0.0;
+                    for (const zg::var& sk : s) total += sk * sk;
+                    for (std::size_t k = s.size() / 2; k < s.size(); ++k) total += s[k];
+                    return total;
+                },
+                x, 0.7);
+            CHECK(laws::close(value, tape_value, 1e-13));
+            CHECK(all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
+            CHECK(laws::close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
+        }
+    }
     SUBCASE("the stochastic-volatility model: by hand, on the tape, by finite differences") {
         const double mu = -0.4, phi = 0.85, sigma = 0.6;
         const auto expected = stochastic_volatility_by_hand(mu, phi, sigma, z);
