@@ -58,6 +58,26 @@ TEST_CASE("reductions of a vector leaf") {
         for (double xi : x) expected.push_back(0.25 + xi / n + 2 * xi);
         CHECK(all_close(g, expected, 1e-14));
     }
+    SUBCASE("sums beside the one that claims the gradient, short and long") {
+        // Only the first sum keeps partials; the others are summed on the spot, up to 16
+        // elements inline and beyond in a loop of their own.
+        for (std::size_t n : {1, 15, 16, 17, 40}) {
+            CAPTURE(n);
+            std::vector<double> v(n);
+            for (std::size_t k = 0; k < n; ++k) v[k] = std::cos(1.3 * double(k));
+            double sum = 0, squares = 0;
+            for (double vk : v) {
+                sum += vk;
+                squares += vk * vk;
+            }
+            const auto [value, grad] = zg::value_and_grad(
+                [](auto u) { return zg::sum(u * u) * zg::sum(u) + zg::sum(u); }, v);
+            CHECK(laws::close(value, squares * sum + sum, 1e-14));
+            std::vector<double> expected;
+            for (double vk : v) expected.push_back(2 * vk * sum + squares + 1);
+            CHECK(all_close(std::get<0>(grad), expected, 1e-13));
+        }
+    }
 }
 
 TEST_CASE("elementwise expressions with broadcast scalars, and mixed arguments") {

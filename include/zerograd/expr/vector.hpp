@@ -764,7 +764,15 @@ struct sum_expr {
             }
         }
         detail::touch_gradients(leaves.vectors);
-        value = detail::sum_of_elements(v);
+        // A short vector (a row of a regression's design matrix, summed once per element of
+        // zg::sum(v, fn)) is summed here: the call would cost more than its additions.
+        if (v.size() <= 16) {
+            value_type total{0};
+            for (std::size_t k = 0; k < v.size(); ++k) total += detail::element_value(v, k);
+            value = total;
+        } else {
+            value = detail::sum_of_elements(v);
+        }
     }
 
     template <class Bindings, class Sink>
