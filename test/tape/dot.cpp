@@ -39,3 +39,22 @@ TEST_CASE("functions are labelled by name") {
     CHECK(dot.find("{ tanh |") != std::string::npos);
     CHECK(dot.find("{ pow |") != std::string::npos);
 }
+
+TEST_CASE("labels of very large and very small numbers stay whole") {
+    zg::var a = 1e150, b = 2.0, c = 1e-7;
+    zg::var y = a * b + c;
+    y.backward();
+    const std::string dot = zg::to_dot(y);
+    CHECK(dot.find("{ leaf | data 1.0000e+150 | grad 2.0000 }") != std::string::npos);
+    CHECK(dot.find("{ leaf | data 2.0000 | grad 1.0000e+150 }") != std::string::npos);
+    CHECK(dot.find("{ leaf | data 1.0000e-07 | grad 1.0000 }") != std::string::npos);
+    CHECK(dot.find("{ * | data 2.0000e+150 | grad 1.0000 }") != std::string::npos);
+    // One node or edge a line: every line ends its statement.
+    std::size_t lines = 0;
+    for (std::size_t at = 0, end; (end = dot.find('\n', at)) != std::string::npos; at = end + 1) {
+        const std::string line = dot.substr(at, end - at);
+        ++lines;
+        CHECK((line.ends_with(";") || line.ends_with("{") || line == "}"));
+    }
+    CHECK(lines == 4 + 5 + 4); // header lines, nodes, edges
+}

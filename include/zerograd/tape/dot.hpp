@@ -4,12 +4,27 @@
 #include "zerograd/core/rules.hpp"
 #include "zerograd/tape/var.hpp"
 
+#include <cmath>
 #include <cstdint>
-#include <cstdio> // snprintf: fixed four-decimal labels, as micrograd draws them
+#include <cstdio>
 #include <string>
 #include <vector>
 
 namespace zg::tape {
+
+namespace detail {
+
+/// Four decimals, as micrograd draws them, where they show the number in a short label; other
+/// magnitudes (1e150, 1e-7), infinities and NaN in exponent form.
+inline std::string dot_number(double x) {
+    char text[32];
+    const double magnitude = std::abs(x);
+    const bool fixed = magnitude == 0 || (magnitude >= 1e-3 && magnitude < 1e9);
+    std::snprintf(text, sizeof text, fixed ? "%.4f" : "%.4e", x);
+    return text;
+}
+
+} // namespace detail
 
 /// Graphviz DOT text of every node `v` depends on, each drawn as a record
 /// `{ operation | data | grad }`, with an edge from each operand to its result. Render it with
@@ -35,13 +50,11 @@ std::string to_dot(const basic_var<T>& v) {
                 reached[tape.operand(k)] = true;
 
     std::string dot = "digraph zerograd {\n  rankdir=LR;\n  node [shape=record];\n";
-    char label[160];
     for (std::uint32_t i = 0; i <= root; ++i) {
         if (!reached[i]) continue;
-        std::snprintf(label, sizeof label, "  n%u [label=\"{ %s | data %.4f | grad %.4f }\"];\n",
-                      unsigned(i), std::string(name_of(tape.op(i))).c_str(),
-                      zg::detail::primal(tape.value(i)), zg::detail::primal(tape.adjoint(i)));
-        dot += label;
+        dot += "  n" + std::to_string(i) + " [label=\"{ " + std::string(name_of(tape.op(i))) +
+               " | data " + detail::dot_number(zg::detail::primal(tape.value(i))) + " | grad " +
+               detail::dot_number(zg::detail::primal(tape.adjoint(i))) + " }\"];\n";
         for (auto k = first[i]; k < first[i + 1]; ++k)
             dot += "  n" + std::to_string(tape.operand(k)) + " -> n" + std::to_string(i) + ";\n";
     }
