@@ -179,7 +179,8 @@ inline tensor log_softmax(const tensor& x, int axis = -1) {
 /// The mean over the batch of -log_softmax(logits)[row, label]: logits of shape [batch, classes]
 /// and one label in [0, classes) per row. Fused and stable like log_softmax (logits of 1000 and
 /// more give finite losses); the gradient is (softmax - onehot) / batch. shape_error for logits
-/// that are not 2-D or a wrong number of labels, zg::error for a label out of range.
+/// that are not 2-D, a wrong number of labels or a label out of range for the classes (as
+/// zg::nn::cross_entropy).
 ///
 ///     auto logits = zg::tensor::from({1000, 0, 0, 1000}, {2, 2}, true);
 ///     auto loss = cross_entropy(logits, {0, 0});   // (0 + 1000) / 2 = 500
@@ -199,7 +200,7 @@ inline tensor cross_entropy(const tensor& logits, std::span<const int> labels) {
                           " have no rows to average over");
     for (std::size_t b = 0; b < rows; ++b)
         if (labels[b] < 0 || static_cast<std::size_t>(labels[b]) >= classes)
-            throw error("zg::cross_entropy: label " + std::to_string(labels[b]) + " of row " +
+            throw shape_error("zg::cross_entropy: label " + std::to_string(labels[b]) + " of row " +
                         std::to_string(b) + " is out of range for " + std::to_string(classes) +
                         " classes");
     const auto i = tape.push(tensor_shape{}, xn.requires_grad, &detail::cross_entropy_backward,
