@@ -49,3 +49,18 @@ TEST_CASE("eight threads training tensor networks at once match the single-threa
         CHECK(actual[t] == expected[t]);
     CHECK(expected[0] != expected[1]);
 }
+
+TEST_CASE("a tensor that outlives its thread reports dangling_var") {
+    zg::tensor left = zg::tensor::zeros({1});
+    std::thread([&] { left = zg::tensor::ones({2, 2}, true) * 3.0; }).join();
+    CHECK_THROWS_AS((void)left.data(), zg::dangling_var);
+    std::thread([&] {
+        // Likely on the retired tape, at the slot `left` named.
+        const auto a = zg::tensor::from({1.0, 2.0}, {2}, true);
+        const auto loss = sum(a * a);
+        loss.backward();
+        CHECK(a.grad()[1] == 4.0);
+        CHECK_THROWS_AS((void)left.grad(), zg::dangling_var);
+    }).join();
+    CHECK_THROWS_AS((void)left.data(), zg::dangling_var);
+}

@@ -21,7 +21,7 @@ struct domain_error : error {
     using error::error;
 };
 
-/// A variable whose node was reclaimed (its tape scope ended) was used.
+/// A variable whose node was reclaimed (its tape scope or its thread ended) was used.
 struct dangling_var : error {
     using error::error;
 };

@@ -1,8 +1,11 @@
 // zerograd/core/thread_object.hpp: one object of a type per thread (a tape, expression mode's call
-// context), made on first use and destroyed when the thread ends.
+// context), made on first use. A call context is destroyed when its thread ends; a tape, which
+// handles may still name afterwards, is retired and kept for the next thread.
 #pragma once
 
 #include <memory>
+#include <mutex>
+#include <vector>
 
 namespace zg::detail {
 
@@ -16,6 +19,40 @@ template <class T>
     return owner.get();
 }
 
+/// Gives the calling thread a T that outlives it: when the thread ends, T::retire() reclaims what
+/// the thread left on it (handles naming that report it) and the object waits for the next
+/// thread, which calls T::adopt(). A T is never destroyed, so no handle points to freed memory,
+/// and there are never more of them than threads alive at once.
+template <class T>
+[[gnu::noinline]] T* adopt_thread_object() {
+    struct pool_type {
+        std::mutex mutex;
+        std::vector<T*> retired;
+    };
+    static pool_type& pool = *new pool_type; // never destroyed: threads may end after exit's
+    struct lease {
+        T* object = nullptr;
+        ~lease() {
+            object->retire();
+            const std::lock_guard lock(pool.mutex);
+            pool.retired.push_back(object);
+        }
+    };
+    static thread_local lease held;
+    {
+        const std::lock_guard lock(pool.mutex);
+        if (!pool.retired.empty()) {
+            held.object = pool.retired.back();
+            pool.retired.pop_back();
+        }
+    }
+    if (held.object == nullptr)
+        held.object = new T();
+    else
+        held.object->adopt();
+    return held.object;
+}
+
 template <class T>
 inline thread_local T* thread_object = nullptr;
 
@@ -24,6 +61,14 @@ template <class T>
 T& this_thread_object() {
     if (thread_object<T> == nullptr) [[unlikely]]
         thread_object<T> = make_thread_object<T>();
+    return *thread_object<T>;
+}
+
+/// The calling thread's T, a T that outlives the thread (see adopt_thread_object).
+template <class T>
+T& this_thread_lasting_object() {
+    if (thread_object<T> == nullptr) [[unlikely]]
+        thread_object<T> = adopt_thread_object<T>();
     return *thread_object<T>;
 }
 

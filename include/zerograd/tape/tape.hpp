@@ -49,13 +49,7 @@ public:
     basic_tape() = default;
     basic_tape(const basic_tape&) = delete;
     basic_tape& operator=(const basic_tape&) = delete;
-    ~basic_tape() {
-        std::free(values_);
-        std::free(shapes_);
-        std::free(adjoints_);
-        std::free(partials_);
-        std::free(operands_);
-    }
+    ~basic_tape() { free_arenas(); }
 
     /// Number of nodes recorded (and not reclaimed).
     index_type size() const { return size_; }
@@ -77,6 +71,8 @@ public:
     /// Whether node i, recorded under `stamp`, still exists: no rewind since reclaimed it. (A
     /// handle older than 2^32 rewinds is taken for a younger one.)
     bool holds(index_type i, std::uint32_t stamp) const {
+        // Recorded by a thread that ended, before this tape's thread adopted it: gone.
+        if (std::uint32_t(this->stamp() - stamp) > rewinds_ - adopted_) return false;
         // Below every mark rewound to, as a model's parameters usually are: never reclaimed.
         // (reaches_ rises, so its first entry holds the lowest mark of all rewinds.)
         if (reaches_.empty() || i < reaches_.front().nodes) return i < size_;
@@ -199,11 +195,35 @@ public:
         ++rewinds_;
     }
 
+    /// Its thread ended: reclaims every node and frees the arenas. The tape itself is kept (see
+    /// this_thread_tape), so variables left from that thread report dangling instead of reading
+    /// freed memory.
+    void retire() {
+        free_arenas();
+        values_ = adjoints_ = partials_ = nullptr;
+        shapes_ = nullptr;
+        operands_ = nullptr;
+        size_ = zeroed_ = swept_end_ = 0;
+        node_capacity_ = operand_count_ = operand_capacity_ = 0;
+        ++rewinds_;
+        reaches_ = {};
+    }
+    /// A new thread takes the retired tape over: what was recorded before is gone (holds()).
+    void adopt() { adopted_ = rewinds_; }
+
     /// Makes room for one more rewind's record, so that the rewind at the end of a scope made
     /// now does not allocate (scopes end in destructors).
     void reserve_rewind() { reaches_.reserve(reaches_.size() + 1); }
 
 private:
+    void free_arenas() {
+        std::free(values_);
+        std::free(shapes_);
+        std::free(adjoints_);
+        std::free(partials_);
+        std::free(operands_);
+    }
+
     /// holds() for a node at or above a mark rewound to, out of line: every operation checks its
     /// operands, and carries a call instead of this search.
     [[gnu::noinline]] bool holds_after_rewinds(index_type i, std::uint32_t stamp) const {
@@ -376,14 +396,17 @@ private:
         index_type nodes;     // the mark it went back to
     };
     std::vector<reach> reaches_; // see rewind()
+    std::uint64_t adopted_ = 0;  // rewinds_ when this tape's thread adopted it (see retire())
     index_type zeroed_ = 0;    // adjoints below this are valid; above, not yet written
     index_type swept_end_ = 0; // nodes below this may hold adjoints from an earlier sweep
 };
 
-/// The calling thread's tape for scalar type T: each thread records on its own.
+/// The calling thread's tape for scalar type T: each thread records on its own. When the thread
+/// ends its tape is retired, not destroyed: a variable that outlives its thread reports
+/// zg::dangling_var when used, and the next thread to start recording reuses the tape.
 template <class T = double>
 basic_tape<T>& this_thread_tape() {
-    return zg::detail::this_thread_object<basic_tape<T>>();
+    return zg::detail::this_thread_lasting_object<basic_tape<T>>();
 }
 
 /// Reclaims, when it ends, every node the thread recorded since it began; variables made before

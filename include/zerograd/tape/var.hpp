@@ -143,7 +143,7 @@ private:
 
     [[noreturn, gnu::cold, gnu::noinline]] static void throw_dangling(index_type index) {
         throw dangling_var("zg::dangling_var: this zg::var names node " + std::to_string(index) +
-                           ", which was reclaimed when its zg::tape::scope ended");
+                           ", which was reclaimed when its zg::tape::scope or its thread ended");
     }
 
     [[noreturn, gnu::cold, gnu::noinline]] static void throw_two_tapes(std::string_view op) {

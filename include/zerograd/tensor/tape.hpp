@@ -130,6 +130,17 @@ public:
         ++stamp_;
     }
 
+    /// Its thread ended: reclaims every node and frees the slots; the tape itself is kept (see
+    /// this_thread_tensor_tape), so tensors left from that thread report dangling.
+    void retire() {
+        rewind(0);
+        chunks_.clear();
+        chunks_.shrink_to_fit();
+        capacity_ = 0;
+    }
+    /// A new thread takes the retired tape over; the stamp already tells old tensors apart.
+    void adopt() {}
+
     /// Bytes held by node slots and their buffers, used or kept for reuse.
     std::size_t capacity_bytes() const {
         std::size_t bytes = capacity_ * sizeof(tensor_node);
@@ -167,7 +178,8 @@ private:
     std::uint32_t stamp_ = 0;
 };
 
-/// The calling thread's tensor tape: each thread records on its own.
-inline tensor_tape& this_thread_tensor_tape() { return this_thread_object<tensor_tape>(); }
+/// The calling thread's tensor tape: each thread records on its own. When the thread ends its
+/// tape is retired and kept for the next thread, as tape mode's is.
+inline tensor_tape& this_thread_tensor_tape() { return this_thread_lasting_object<tensor_tape>(); }
 
 } // namespace zg::detail

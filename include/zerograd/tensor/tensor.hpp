@@ -180,7 +180,8 @@ private:
         if (!tape_->holds(index_, stamp_)) [[unlikely]]
             throw dangling_var("zg::dangling_var: this zg::tensor names node " +
                                std::to_string(index_) +
-                               ", which was reclaimed when its zg::tensor::scope ended");
+                               ", which was reclaimed when its zg::tensor::scope or its thread "
+                               "ended");
         return tape_->node(index_);
     }
 
