@@ -58,6 +58,19 @@ TEST_CASE("reductions of a vector leaf") {
         for (double xi : x) expected.push_back(0.25 + xi / n + 2 * xi);
         CHECK(all_close(g, expected, 1e-14));
     }
+    SUBCASE("norm neither overflows nor underflows, and its gradient at zero is 0") {
+        for (double magnitude : {1e200, 1e-200, 3.0}) {
+            CAPTURE(magnitude);
+            const std::vector<double> v{magnitude, -2 * magnitude};
+            const auto [value, grad] = zg::value_and_grad([](auto u) { return zg::norm(u); }, v);
+            CHECK(laws::close(value, std::sqrt(5.0) * magnitude, 1e-15));
+            CHECK(all_close(std::get<0>(grad), {1 / std::sqrt(5.0), -2 / std::sqrt(5.0)}, 1e-15));
+        }
+        const std::vector<double> zeros{0.0, 0.0};
+        const auto [value, grad] = zg::value_and_grad([](auto u) { return zg::norm(u); }, zeros);
+        CHECK(value == 0.0);
+        CHECK(std::get<0>(grad) == zeros);
+    }
     SUBCASE("sums beside the one that claims the gradient, short and long") {
         // Only the first sum keeps partials; the others are summed on the spot, up to 16
         // elements inline and beyond in a loop of their own.

@@ -104,3 +104,12 @@ TEST_CASE("forward and reverse agree on a function with branches and loops") {
         CHECK(std::get<1>(forward.grad)[i] ==
               doctest::Approx(std::get<1>(reverse.grad)[i]).epsilon(1e-14));
 }
+
+TEST_CASE("norm: no overflow near 1e200, gradient 0 at the zero vector, as in reverse mode") {
+    const auto norm_of = [](std::span<const zg::dual> x) { return zg::norm(x); };
+    const auto large = std::get<0>(zg::fwd::grad(norm_of, std::vector<double>{3e200, 4e200}));
+    CHECK(large[0] == doctest::Approx(0.6).epsilon(1e-15));
+    CHECK(large[1] == doctest::Approx(0.8).epsilon(1e-15));
+    CHECK(std::get<0>(zg::fwd::grad(norm_of, std::vector<double>{0.0, 0.0})) ==
+          std::vector<double>{0.0, 0.0});
+}

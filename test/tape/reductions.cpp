@@ -176,3 +176,23 @@ TEST_CASE("mean, norm and log_sum_exp over variables use the one-node sum") {
         CHECK(v[i].grad() == doctest::Approx(1.0 + 1.0 / 3.0 + x[i] / norm).epsilon(1e-15));
     CHECK(y.data() == doctest::Approx(7.0 + 7.0 / 3.0 + norm).epsilon(1e-15));
 }
+
+TEST_CASE("norm neither overflows nor underflows, and its gradient at zero is 0") {
+    // Elements near 1e200 square to infinity and near 1e-200 to 0 unless scaled; the scale is a
+    // power of two, so moderate elements get exactly the unscaled result.
+    const auto norm_of = [](std::span<const auto> x) { return zg::norm(x); };
+    for (double magnitude : {1e200, 1e-200, 3.0}) {
+        CAPTURE(magnitude);
+        const std::vector<double> x{magnitude, -2 * magnitude};
+        const auto [value, grad] = zg::tape::value_and_grad(norm_of, x);
+        CHECK(value == doctest::Approx(std::sqrt(5.0) * magnitude).epsilon(1e-15));
+        CHECK(std::get<0>(grad)[0] == doctest::Approx(1 / std::sqrt(5.0)).epsilon(1e-15));
+        CHECK(std::get<0>(grad)[1] == doctest::Approx(-2 / std::sqrt(5.0)).epsilon(1e-15));
+    }
+    const std::vector<double> moderate{0.3, -1.7, 2.9};
+    CHECK(zg::tape::value_and_grad(norm_of, moderate).value ==
+          std::sqrt(0.3 * 0.3 + 1.7 * 1.7 + 2.9 * 2.9));
+    const auto [value, grad] = zg::tape::value_and_grad(norm_of, std::vector<double>{0.0, 0.0});
+    CHECK(value == 0.0);
+    CHECK(std::get<0>(grad) == std::vector<double>{0.0, 0.0});
+}

@@ -54,6 +54,24 @@ double plain_value(const T& x) {
         return primal(x);
 }
 
+/// How norm scales the elements it squares. By 1 where no square can overflow or underflow;
+/// otherwise by a power of two near the largest magnitude (exact: the result is the unscaled one
+/// without the overflow). At the zero vector, scale 0 and guard 1 give the value 0 and the
+/// gradient 0 (the smallest subgradient) instead of 0 * inf; each mode computes
+/// scale * sqrt(sum((x * inverse)^2) + guard).
+struct norm_scaling {
+    double scale = 1, inverse = 1, guard = 0;
+};
+
+inline norm_scaling norm_scaling_for(double largest_magnitude) {
+    if (largest_magnitude == 0) return {0, 1, 1};
+    if (!std::isfinite(largest_magnitude) ||
+        (largest_magnitude >= 0x1p-500 && largest_magnitude <= 0x1p500))
+        return {};
+    const int exponent = std::clamp(std::ilogb(largest_magnitude), -1000, 1000);
+    return {std::ldexp(1.0, exponent), std::ldexp(1.0, -exponent), 0};
+}
+
 } // namespace detail
 
 /// Elements offset, ..., offset + count - 1 of a range of scalars, as a span: `zg::slice(x, 1,
@@ -134,12 +152,21 @@ auto mean(const R& range) {
     return sum(range) / static_cast<double>(std::ranges::size(range));
 }
 
-/// The Euclidean norm, sqrt(sum of squares).
+/// The Euclidean norm, sqrt(sum of squares), without overflow or underflow for elements near
+/// 1e200 or 1e-200, and with gradient 0 at the zero vector (see detail::norm_scaling).
 template <class R>
     requires detail::scalar_range<R>
 auto norm(const R& range) {
     using std::sqrt;
-    return sqrt(sum(range, [](const auto& x) { return x * x; }));
+    double largest = 0;
+    for (const auto& x : range) largest = std::max(largest, std::abs(detail::plain_value(x)));
+    const auto [scale, inverse, guard] = detail::norm_scaling_for(largest);
+    if (scale == 1) return sqrt(sum(range, [](const auto& x) { return x * x; }));
+    const auto scaled_square = [inverse](const auto& x) {
+        const auto y = x * inverse;
+        return y * y;
+    };
+    return scale * sqrt(sum(range, scaled_square) + guard);
 }
 
 /// log(sum(exp(x))), shifted by the largest element so that nothing overflows; the shift is a

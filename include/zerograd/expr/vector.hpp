@@ -931,10 +931,17 @@ constexpr auto mean(const V& v) {
     return sum(vector) / static_cast<double>(vector.tree.size());
 }
 
-/// The Euclidean norm, sqrt(sum(v^2)).
+/// The Euclidean norm, sqrt(sum(v^2)), scaled as zg::detail::norm_scaling says: no overflow or
+/// underflow for elements near 1e200 or 1e-200, gradient 0 at the zero vector.
 template <detail::vector_expression V>
-constexpr auto norm(const V& v) {
-    return sqrt(sum(square(detail::as_vector(v))));
+auto norm(const V& v) {
+    const auto vector = detail::as_vector(v);
+    double largest = 0;
+    for (std::size_t k = 0; k < vector.tree.size(); ++k)
+        largest = std::max(largest,
+                           std::abs(zg::detail::primal(detail::element_value(vector.tree, k))));
+    const auto [scale, inverse, guard] = zg::detail::norm_scaling_for(largest);
+    return scale * sqrt(sum(square(vector * inverse)) + guard);
 }
 
 namespace detail {
