@@ -73,3 +73,13 @@ TEST_CASE("<zerograd/tape.hpp> alone gives zg::tape::hessian and zg::jacobian") 
         std::vector<double>{2.0, 3.0});
     CHECK(jacobian == std::vector<std::vector<double>>{{3.0, 2.0}, {std::cos(2.0), 0.0}});
 }
+
+TEST_CASE("a captured variable is a constant: its grad() is left as it was") {
+    zg::var weight = 3.0;
+    weight.grad() = 0.25;
+    const auto [value, grad] =
+        zg::tape::value_and_grad([&](auto x) { return x * weight + square(weight); }, 2.0);
+    CHECK(value == 15.0);
+    CHECK(grad[0] == 3.0);
+    CHECK(weight.grad() == 0.25);
+}

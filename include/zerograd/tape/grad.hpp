@@ -80,7 +80,8 @@ inline constexpr bool scalar_result = std::is_same_v<R, var> || std::is_arithmet
 /// Arguments and results as zg::value_and_grad: numbers give std::array<double, N> (a single
 /// std::array<double, N> is spread into N leaves); any range of doubles, passed to f as
 /// std::span<const zg::var>, makes the gradient a std::tuple. Everything f records is reclaimed
-/// before this returns.
+/// before this returns. A zg::var that f captures is a constant: the sweep stops at the call's
+/// first node, so its grad() is not touched (use backward() to accumulate into parameters).
 ///
 ///     auto [v, g] = zg::tape::value_and_grad([](auto x, auto y) { return x * y; }, 2.0, 3.0);
 ///     // v == 6, g == {3, 2}
