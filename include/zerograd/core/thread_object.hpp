@@ -29,7 +29,7 @@ template <class T>
         std::mutex mutex;
         std::vector<T*> retired;
     };
-    static pool_type& pool = *new pool_type; // never destroyed: threads may end after exit's
+    static pool_type& pool = *new pool_type; // never destroyed: a thread may end after statics
     struct lease {
         T* object = nullptr;
         ~lease() {
