@@ -132,3 +132,28 @@ TEST_CASE("a report prints where it found the largest error") {
     CHECK(out.str() == "largest relative error 0.25 at argument 1, element 3: analytic 2.5, "
                        "numeric 2");
 }
+
+namespace {
+/// Forward mode's gradient and checks of it in one function, as a user's test has them: g++ 12.2
+/// at -O1 and -O2 once dropped the stores seeding forward mode's leaves here (see ZG_NO_IPA).
+template <class F>
+void forward_gradient_beside_checks(F f, double x, double y, double dx, double dy) {
+    const auto forward = zg::fwd::grad(f, x, y);
+    CHECK(forward[0] == doctest::Approx(dx).epsilon(1e-14));
+    CHECK(forward[1] == doctest::Approx(dy).epsilon(1e-14));
+    CHECK(zg::check::gradient(zg::check::forward_mode, f, x, y) < 1e-8);
+    CHECK(zg::check::gradient(f, x, y) < 1e-8);
+}
+} // namespace
+
+TEST_CASE("forward mode beside zg::check::gradient in one function") {
+    forward_gradient_beside_checks(
+        [](auto a, auto b) { return 2 * a + 1 - b / 3 + 4 / b - (-a); }, 0.37, 1.9, 3.0,
+        -1.0 / 3 - 4 / (1.9 * 1.9));
+    forward_gradient_beside_checks(
+        [](auto a, auto b) {
+            return relu(a - b) + relu(b) + abs(a - b) + min(a, b) + max(a, b) + min(a, 0.1) +
+                   max(2, b);
+        },
+        0.37, 1.9, -1.0 + 1, 1.0 + 1 + 1); // abs and min by a; relu, abs and max by b
+}

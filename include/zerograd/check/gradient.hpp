@@ -3,6 +3,7 @@
 #pragma once
 
 #include "zerograd/core/arguments.hpp"
+#include "zerograd/core/config.hpp" // ZG_NO_IPA
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/scalar.hpp"
 #include "zerograd/fwd/dual.hpp"
@@ -214,7 +215,7 @@ double evaluate_on(F& f, const Point& point) {
 
 /// f's value at the point: on zg::dual if f accepts duals (nothing recorded), else on zg::var.
 template <class F, class Point>
-double evaluate(F& f, const Point& point) {
+ZG_NO_IPA double evaluate(F& f, const Point& point) {
     if constexpr (accepts<dual, Point>::template by<F>) {
         return evaluate_on<dual>(f, point);
     } else {

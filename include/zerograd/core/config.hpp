@@ -10,6 +10,17 @@
 #define ZG_INLINE inline
 #endif
 
+/// Keeps a function out of g++'s interprocedural analysis. g++ 12.2 at -O1 and -O2 drew a wrong
+/// mod/ref summary of the call that evaluates f on forward mode's leaves: it took the stores that
+/// seed a leaf just before the call for dead and returned derivatives of stale seeds (seen where
+/// zg::check::gradient was inlined beside zg::fwd::grad; clang++, and g++ at -O0 and -O3, were
+/// right). The functions that evaluate f on arguments they change between calls carry this.
+#if defined(__GNUC__) && !defined(__clang__)
+#define ZG_NO_IPA [[gnu::noipa]]
+#else
+#define ZG_NO_IPA
+#endif
+
 namespace zg::config {
 
 /// Checked builds (`-DZG_CHECKED`, Meson option `checked`) turn the first NaN or infinity produced

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "zerograd/core/arguments.hpp"
+#include "zerograd/core/config.hpp" // ZG_NO_IPA
 #include "zerograd/fwd/dual.hpp"
 
 #include <array>
@@ -62,7 +63,7 @@ inline const dual& as_argument(const dual& leaf) { return leaf; }
 inline std::span<const dual> as_argument(const std::vector<dual>& leaves) { return leaves; }
 
 template <class F, class Leaves>
-auto call(F& f, const Leaves& leaves) {
+ZG_NO_IPA auto call(F& f, const Leaves& leaves) {
     return std::apply([&](const auto&... each) { return std::invoke(f, as_argument(each)...); },
                       leaves);
 }

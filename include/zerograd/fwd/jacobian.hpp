@@ -2,6 +2,7 @@
 // per input; zg::jacobian picks forward or reverse sweeps, whichever needs fewer.
 #pragma once
 
+#include "zerograd/core/config.hpp" // ZG_NO_IPA
 #include "zerograd/core/error.hpp"
 #include "zerograd/fwd/dual.hpp"
 #include "zerograd/tape/jacobian.hpp" // the reverse sweeps zg::jacobian may choose
@@ -23,7 +24,7 @@ namespace detail {
 using jacobian_type = std::vector<std::vector<double>>;
 
 template <class F>
-auto outputs(F& f, const std::vector<dual>& leaves) {
+ZG_NO_IPA auto outputs(F& f, const std::vector<dual>& leaves) {
     auto y = std::invoke(f, std::span<const dual>(leaves));
     using range = std::remove_cvref_t<decltype(y)>;
     static_assert(std::ranges::sized_range<range> &&
