@@ -39,6 +39,12 @@ double > ;
 template <class A>
 concept gradient_argument = scalar_argument<A> || vector_argument<A>;
 
+/// Arguments a gradient function takes: at least one, each a number or a range of doubles. The
+/// functions static_assert each part under their own name and instantiate nothing further
+/// otherwise, so that a misuse gives one message naming the call.
+template <class... Args>
+inline constexpr bool gradient_arguments = sizeof...(Args) > 0 && (gradient_argument<Args> && ...);
+
 /// A single std::array<double, N> is spread into N scalar leaves.
 template <class... Args>
 inline constexpr bool spread_array = false;

@@ -251,7 +251,9 @@ constexpr auto value_and_grad(F&& f, const Args&... args) {
     static_assert((zg::detail::gradient_argument<Args> && ...),
                   "zg::value_and_grad: every argument must be a number, or a std::array, "
                   "std::vector or std::span of doubles");
-    if constexpr (zg::detail::spread_array<Args...>) {
+    if constexpr (!zg::detail::gradient_arguments<Args...>) {
+        return;
+    } else if constexpr (zg::detail::spread_array<Args...>) {
         const auto& values = std::get<0>(std::tie(args...));
         const auto [value, gradient] = detail::sweep_scalars("zg::value_and_grad", f, values);
         return value_and_grad_result<gradient_t<Args...>>{value, gradient};
@@ -270,7 +272,12 @@ constexpr auto value_and_grad(F&& f, const Args&... args) {
 ///     // g == {3, 2}
 template <class F, class... Args>
 constexpr auto grad(F&& f, const Args&... args) {
-    return expr::value_and_grad(std::forward<F>(f), args...).grad;
+    static_assert(sizeof...(Args) > 0, "zg::grad: give f at least one argument");
+    static_assert((zg::detail::gradient_argument<Args> && ...),
+                  "zg::grad: every argument must be a number, or a std::array, std::vector or "
+                  "std::span of doubles");
+    if constexpr (zg::detail::gradient_arguments<Args...>)
+        return expr::value_and_grad(std::forward<F>(f), args...).grad;
 }
 
 /// The expression f builds on leaves holding the arguments (numbers only), for printing it or

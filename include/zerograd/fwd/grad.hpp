@@ -159,7 +159,12 @@ auto value_and_grad(F&& f, const Args&... args) {
 /// The gradient of f at the arguments; see value_and_grad.
 template <class F, class... Args>
 auto grad(F&& f, const Args&... args) {
-    return fwd::value_and_grad(std::forward<F>(f), args...).grad;
+    static_assert(sizeof...(Args) > 0, "zg::fwd::grad: give f at least one argument");
+    static_assert((zg::detail::gradient_argument<Args> && ...),
+                  "zg::fwd::grad: every argument must be a number, or a std::array, std::vector or "
+                  "std::span of doubles");
+    if constexpr (zg::detail::gradient_arguments<Args...>)
+        return fwd::value_and_grad(std::forward<F>(f), args...).grad;
 }
 
 } // namespace zg::fwd

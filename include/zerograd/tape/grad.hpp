@@ -132,7 +132,12 @@ auto value_and_grad(F&& f, const Args&... args) {
 /// The gradient of f at the arguments; see value_and_grad.
 template <class F, class... Args>
 auto grad(F&& f, const Args&... args) {
-    return tape::value_and_grad(std::forward<F>(f), args...).grad;
+    static_assert(sizeof...(Args) > 0, "zg::tape::grad: give f at least one argument");
+    static_assert((zg::detail::gradient_argument<Args> && ...),
+                  "zg::tape::grad: every argument must be a number, or a std::array, std::vector or "
+                  "std::span of doubles");
+    if constexpr (zg::detail::gradient_arguments<Args...>)
+        return tape::value_and_grad(std::forward<F>(f), args...).grad;
 }
 
 } // namespace zg::tape
