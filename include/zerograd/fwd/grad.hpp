@@ -161,8 +161,8 @@ template <class F, class... Args>
 auto grad(F&& f, const Args&... args) {
     static_assert(sizeof...(Args) > 0, "zg::fwd::grad: give f at least one argument");
     static_assert((zg::detail::gradient_argument<Args> && ...),
-                  "zg::fwd::grad: every argument must be a number, or a std::array, std::vector or "
-                  "std::span of doubles");
+                  "zg::fwd::grad: every argument must be a number, or a std::array, "
+                  "std::vector or std::span of doubles");
     if constexpr (zg::detail::gradient_arguments<Args...>)
         return fwd::value_and_grad(std::forward<F>(f), args...).grad;
 }

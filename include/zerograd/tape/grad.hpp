@@ -134,8 +134,8 @@ template <class F, class... Args>
 auto grad(F&& f, const Args&... args) {
     static_assert(sizeof...(Args) > 0, "zg::tape::grad: give f at least one argument");
     static_assert((zg::detail::gradient_argument<Args> && ...),
-                  "zg::tape::grad: every argument must be a number, or a std::array, std::vector or "
-                  "std::span of doubles");
+                  "zg::tape::grad: every argument must be a number, or a std::array, "
+                  "std::vector or std::span of doubles");
     if constexpr (zg::detail::gradient_arguments<Args...>)
         return tape::value_and_grad(std::forward<F>(f), args...).grad;
 }
