@@ -14,7 +14,8 @@
 /// mod/ref summary of the call that evaluates f on forward mode's leaves: it took the stores that
 /// seed a leaf just before the call for dead and returned derivatives of stale seeds (seen where
 /// zg::check::gradient was inlined beside zg::fwd::grad; clang++, and g++ at -O0 and -O3, were
-/// right). The functions that evaluate f on arguments they change between calls carry this.
+/// right). Forward mode seeds its leaves through such a function, and zg::check evaluates f
+/// through one.
 #if defined(__GNUC__) && !defined(__clang__)
 #define ZG_NO_IPA [[gnu::noipa]]
 #else

@@ -63,10 +63,14 @@ inline const dual& as_argument(const dual& leaf) { return leaf; }
 inline std::span<const dual> as_argument(const std::vector<dual>& leaves) { return leaves; }
 
 template <class F, class Leaves>
-ZG_NO_IPA auto call(F& f, const Leaves& leaves) {
+auto call(F& f, const Leaves& leaves) {
     return std::apply([&](const auto&... each) { return std::invoke(f, as_argument(each)...); },
                       leaves);
 }
+
+/// Seeds (or unseeds) a leaf through a call g++ cannot see into, so that no store to the leaves
+/// is taken for dead (see ZG_NO_IPA): the leaves escape into it, and every store before it stays.
+ZG_NO_IPA inline void set_derivative(dual& leaf, double derivative) { leaf.deriv = derivative; }
 
 /// The derivative part of f's result (0 for a plain number), and its value.
 template <class R>
@@ -94,9 +98,9 @@ double sweep_each_leaf(F& f, Leaves& leaves, Gradient& gradient) {
     double value = 0;
     bool evaluated = false;
     const auto sweep = [&](dual& leaf, double& slot) {
-        leaf.deriv = 1;
+        set_derivative(leaf, 1);
         const auto y = call(f, leaves);
-        leaf.deriv = 0;
+        set_derivative(leaf, 0);
         slot = deriv_of(y);
         value = value_of(y);
         evaluated = true;

@@ -2,9 +2,9 @@
 // per input; zg::jacobian picks forward or reverse sweeps, whichever needs fewer.
 #pragma once
 
-#include "zerograd/core/config.hpp" // ZG_NO_IPA
 #include "zerograd/core/error.hpp"
 #include "zerograd/fwd/dual.hpp"
+#include "zerograd/fwd/grad.hpp" // set_derivative
 #include "zerograd/tape/jacobian.hpp" // the reverse sweeps zg::jacobian may choose
 #include "zerograd/tape/var.hpp"
 
@@ -24,7 +24,7 @@ namespace detail {
 using jacobian_type = std::vector<std::vector<double>>;
 
 template <class F>
-ZG_NO_IPA auto outputs(F& f, const std::vector<dual>& leaves) {
+auto outputs(F& f, const std::vector<dual>& leaves) {
     auto y = std::invoke(f, std::span<const dual>(leaves));
     using range = std::remove_cvref_t<decltype(y)>;
     static_assert(std::ranges::sized_range<range> &&
@@ -38,9 +38,9 @@ ZG_NO_IPA auto outputs(F& f, const std::vector<dual>& leaves) {
 /// The first sweep (j == 0) sizes the result, which is how the number of outputs is learned.
 template <class F>
 void sweep_column(F& f, std::vector<dual>& leaves, std::size_t j, jacobian_type& result) {
-    leaves[j].deriv = 1;
+    set_derivative(leaves[j], 1);
     const auto y = outputs(f, leaves);
-    leaves[j].deriv = 0;
+    set_derivative(leaves[j], 0);
     const std::size_t m = std::ranges::size(y);
     if (j == 0)
         result.assign(m, std::vector<double>(leaves.size(), 0.0));
