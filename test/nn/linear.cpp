@@ -172,6 +172,17 @@ TEST_CASE("tensor losses: values by hand and clear errors") {
     CHECK_THROWS_AS(zg::nn::cross_entropy(p, {0, 0, 1}), zg::error); // label 1 of 1 class
 }
 
+TEST_CASE("losses called unqualified after `using namespace zg::nn`") {
+    using namespace zg::nn;
+    const tensor logits = tensor::from({2.0, 0.0, 0.0, 1.0}, {2, 2});
+    const std::vector<int> labels{0, 1};
+    // Argument-dependent lookup finds zg::cross_entropy as well: one function, not two.
+    const double expected = (std::log(1 + std::exp(-2.0)) + std::log(1 + std::exp(-1.0))) / 2;
+    CHECK(cross_entropy(logits, labels).item() == doctest::Approx(expected).epsilon(1e-15));
+    CHECK(cross_entropy(logits, {0, 1}).item() == doctest::Approx(expected).epsilon(1e-15));
+    CHECK(mse(logits, std::vector<double>{2, 0, 0, 1}).item() == 0.0);
+}
+
 TEST_CASE("two moons on tensors: adam to 100% training accuracy, nothing allocated once warm") {
     const zg::nn::dataset data = zg::nn::make_moons(100, 0.1, 1);
     const tensor x = zg::nn::to_tensor(data);

@@ -143,15 +143,10 @@ tensor hinge(const tensor& scores, const R& labels) {
 }
 
 /// Cross-entropy of a batch of logits of shape [n, k] with labels in [0, k): the mean over the
-/// batch of log_sum_exp(row) - row[label], stable for large logits (zg::cross_entropy).
+/// batch of log_sum_exp(row) - row[label], stable for large logits. It is zg::cross_entropy
+/// itself, so that a call after `using namespace zg::nn;` finds one function, not two.
 ///
 ///     zg::tensor loss = zg::nn::cross_entropy(model(x), data.labels);
-inline tensor cross_entropy(const tensor& logits, std::span<const int> labels) {
-    return zg::cross_entropy(logits, labels);
-}
-/// The same with the labels in a vector, so that `cross_entropy(logits, {0, 2})` works.
-inline tensor cross_entropy(const tensor& logits, const std::vector<int>& labels) {
-    return zg::cross_entropy(logits, labels);
-}
+using zg::cross_entropy;
 
 } // namespace zg::nn
