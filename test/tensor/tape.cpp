@@ -39,6 +39,22 @@ TEST_CASE("a sweep from one root leaves unrelated branches alone") {
     CHECK(unrelated.grad()[0] == 0.0);
 }
 
+TEST_CASE("intermediates hold the latest sweep's gradient, however they were recorded") {
+    const tensor a = tensor::from({1, 2}, {2}, true);
+    const tensor y = a * 3.0;
+    const tensor first = sum(y);
+    const tensor squares = y * y;
+    const tensor second = sum(squares);
+    second.backward();
+    CHECK(squares.grad()[1] == 1.0);
+    CHECK(y.grad()[1] == 2 * 6.0);
+    first.backward(); // recorded before squares and second, which it does not reach
+    CHECK(squares.grad()[1] == 0.0);
+    CHECK(second.grad()[0] == 0.0);
+    CHECK(y.grad()[1] == 1.0);
+    CHECK(a.grad()[1] == 3 * 2 * 6.0 + 3.0); // leaves accumulate
+}
+
 TEST_CASE("a scope reclaims a step, parameters live on, dangling use throws") {
     const tensor w = tensor::from({0.5, -1}, {2}, true);
     const tensor outside = w * 2.0;

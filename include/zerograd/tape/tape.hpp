@@ -185,6 +185,7 @@ public:
         operand_count_ = mark.operands;
         zeroed_ = std::min(zeroed_, mark.nodes);
         swept_end_ = std::min(swept_end_, mark.nodes);
+        positions_known_ = std::min<std::size_t>(positions_known_, block_of(mark.nodes) + 1);
         // A node recorded before rewind k is gone if any rewind from k on reached back to it:
         // only the lowest of those marks matters, so a rewind replaces the later ones that went
         // back no further. reaches_ then rises in both fields; a loop that rewinds to one mark
@@ -203,7 +204,10 @@ public:
         values_ = adjoints_ = partials_ = nullptr;
         shapes_ = nullptr;
         operands_ = nullptr;
+        dirty_ = nullptr;
+        block_positions_ = nullptr;
         size_ = zeroed_ = swept_end_ = 0;
+        positions_known_ = 0;
         node_capacity_ = operand_count_ = operand_capacity_ = 0;
         ++rewinds_;
         reaches_ = {};
@@ -222,6 +226,8 @@ private:
         std::free(adjoints_);
         std::free(partials_);
         std::free(operands_);
+        std::free(dirty_);
+        std::free(block_positions_);
     }
 
     /// holds() for a node at or above a mark rewound to, out of line: every operation checks its
@@ -257,27 +263,65 @@ private:
         return push<2>(op, y, {l, r}, {dl, dr});
     }
 
+    // The sweep skips what an earlier sweep left behind block by block: a training loop without
+    // a scope sweeps from the newest node each step, and walking every older step's nodes again
+    // made it quadratic. A block is marked dirty when an adjoint in it may be nonzero (an
+    // earlier sweep's nodes, or an operand this sweep reached); a clean block below the nodes
+    // this sweep is the first to reach is skipped, with its operand position from a cache.
+    static constexpr unsigned block_shift = 12; // 4,096 nodes a block
+    static constexpr index_type block_of(index_type i) { return i >> block_shift; }
+
     // Floored: operands below `floor` receive nothing (a separate instantiation keeps the
     // comparison out of backward()'s loop).
     template <bool Floored>
     void sweep(index_type root, index_type floor) {
         zero_new_adjoints();
-        for (index_type i = floor, end = std::min<index_type>(root + 1, swept_end_); i < end; ++i)
-            if (shapes_[i].arity != 0) adjoints_[i] = T(0);
+        // Intermediate nodes hold the latest sweep's adjoints only, above the root too.
+        if (swept_end_ > floor) zero_stale_adjoints(floor, swept_end_);
+        // Nodes below `swept` are older than this sweep's first node.
+        const index_type swept = std::min<index_type>(root + 1, swept_end_);
         adjoints_[root] += T(1);
 
-        std::size_t position = operand_count_;
-        for (index_type i = size_; --i > root;)
-            position -= shapes_[i].arity;
-        const node_shape* shapes = shapes_;
-        T* adjoints = adjoints_;
-        const T* partials = partials_;
-        const index_type* operands = operands_;
+        std::size_t position = operand_position(root + 1);
         // Most operations feed the very next one, so the contribution to node i - 1 is carried
         // in a register: storing it and loading it back one iteration later would put the
         // store-to-load latency on the sweep's critical path.
         T carry(0);
-        for (index_type i = root + 1; i-- > floor;) {
+        const index_type fresh_floor = std::max(floor, swept);
+        if (swept <= floor) {
+            sweep_nodes<Floored, false>(root + 1, floor, floor, position, carry);
+        } else {
+            sweep_nodes<Floored, true>(root + 1, fresh_floor, floor, position, carry);
+            if (root < swept) dirty_[block_of(root)] = 1;
+            // Below: only blocks this sweep reached hold adjoints to pass on.
+            for (index_type i = std::min(root + 1, swept); i > floor;) {
+                const index_type block = block_of(i - 1);
+                const index_type begin = std::max(floor, block << block_shift);
+                if (dirty_[block] || begin != block << block_shift) {
+                    sweep_nodes<Floored, true>(i, begin, floor, position, carry);
+                } else {
+                    position = block_position(block);
+                }
+                i = begin;
+            }
+        }
+        // With a floor, the carry left over belongs to node floor - 1: below it, so dropped.
+        if (root >= fresh_floor)
+            std::fill(dirty_ + block_of(fresh_floor), dirty_ + block_of(root) + 1, 1);
+        swept_end_ = std::max<index_type>(swept_end_, root + 1);
+    }
+
+    /// Walks nodes from - 1 down to `to`, passing each adjoint to the operands. Marking: also
+    /// marks the block of every operand older than the sweep's first node dirty.
+    template <bool Floored, bool Marking>
+    ZG_INLINE void sweep_nodes(index_type from, index_type to, index_type floor,
+                               std::size_t& position, T& carry) {
+        const node_shape* shapes = shapes_;
+        T* adjoints = adjoints_;
+        const T* partials = partials_;
+        const index_type* operands = operands_;
+        const index_type marked_below = Marking ? std::min<index_type>(from, swept_end_) : 0;
+        for (index_type i = from; i-- > to;) {
             const index_type arity = shapes[i].arity;
             const T a = adjoints[i] + carry;
             carry = T(0);
@@ -291,6 +335,7 @@ private:
             // one addition less on the chain from one node's adjoint to the next.
             const index_type first = operands[position];
             const T contribution = partials[position] * a;
+            if (Marking && first < marked_below) dirty_[block_of(first)] = 1;
             if (first + 1 == i)
                 carry = contribution;
             else if (!Floored || first >= floor)
@@ -298,14 +343,58 @@ private:
             for (index_type k = 1; k < arity; ++k) {
                 const index_type operand = operands[position + k];
                 const T contribution = partials[position + k] * a;
+                if (Marking && operand < marked_below) dirty_[block_of(operand)] = 1;
                 if (operand + 1 == i)
                     carry += contribution;
                 else if (!Floored || operand >= floor)
                     adjoints[operand] += contribution;
             }
         }
-        // With a floor, the carry left over belongs to node floor - 1: below it, so dropped.
-        swept_end_ = std::max<index_type>(swept_end_, root + 1);
+    }
+
+    /// Zeroes the adjoints of the operations in [begin, end) that an earlier sweep left, in the
+    /// blocks marked dirty; a block wholly zeroed is clean again.
+    void zero_stale_adjoints(index_type begin, index_type end) {
+        for (index_type block = block_of(begin); block <= block_of(end - 1); ++block) {
+            const index_type from = std::max(begin, block << block_shift);
+            const index_type to = std::min<std::size_t>(end, (std::size_t(block) + 1) << block_shift);
+            if (!dirty_[block]) continue;
+            for (index_type i = from; i < to; ++i)
+                if (shapes_[i].arity != 0) adjoints_[i] = T(0);
+            // The block's part at or above swept_end_ holds no earlier sweep's adjoints.
+            if (from == block << block_shift &&
+                (to == (std::size_t(block) + 1) << block_shift || to >= swept_end_))
+                dirty_[block] = 0;
+        }
+    }
+
+    /// The operand position of node i (or of the end): where its operand entries begin.
+    std::size_t operand_position(index_type i) {
+        std::size_t position;
+        if (size_ - i <= (index_type(1) << block_shift)) {
+            position = operand_count_;
+            for (index_type k = size_; k > i;) position -= shapes_[--k].arity;
+        } else { // an old node, far below the newest
+            position = block_position(block_of(i));
+            for (index_type k = block_of(i) << block_shift; k < i; ++k) position += shapes_[k].arity;
+        }
+        return position;
+    }
+
+    /// The operand position of the first node of `block` (whole blocks only), from a cache
+    /// extended on demand: recorded blocks do not change until a rewind reaches them.
+    std::size_t block_position(index_type block) {
+        for (; positions_known_ <= block; ++positions_known_) {
+            const index_type b = positions_known_;
+            std::size_t position = 0;
+            if (b != 0) {
+                position = block_positions_[b - 1];
+                for (index_type i = (b - 1) << block_shift, end = b << block_shift; i < end; ++i)
+                    position += shapes_[i].arity;
+            }
+            block_positions_[b] = position;
+        }
+        return block_positions_[block];
     }
 
     struct node_shape {
@@ -369,6 +458,12 @@ private:
         reallocate(values_, capacity);
         reallocate(shapes_, capacity);
         reallocate(adjoints_, capacity);
+        const std::size_t blocks = block_of(index_type(node_capacity_)) + 1;
+        const std::size_t new_blocks = block_of(index_type(capacity)) + 1;
+        reallocate(dirty_, new_blocks);
+        reallocate(block_positions_, new_blocks);
+        if (node_capacity_ == 0) dirty_[0] = 0;
+        std::fill(dirty_ + blocks, dirty_ + new_blocks, 0);
         node_capacity_ = capacity;
     }
 
@@ -399,6 +494,9 @@ private:
     std::uint64_t adopted_ = 0;  // rewinds_ when this tape's thread adopted it (see retire())
     index_type zeroed_ = 0;    // adjoints below this are valid; above, not yet written
     index_type swept_end_ = 0; // nodes below this may hold adjoints from an earlier sweep
+    std::uint8_t* dirty_ = nullptr; // per block below swept_end_: may hold a nonzero adjoint
+    std::size_t* block_positions_ = nullptr; // per block: its first node's operand position
+    std::size_t positions_known_ = 0;        // how many of block_positions_ are valid
 };
 
 /// The calling thread's tape for scalar type T: each thread records on its own. When the thread

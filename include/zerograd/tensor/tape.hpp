@@ -107,11 +107,11 @@ public:
     }
 
     /// The reverse sweep from `root` (one element): forgets the intermediate gradients of
-    /// earlier sweeps, adds 1 to root's gradient, then runs the backward of every node the sweep
-    /// reaches, from root down to the first node. Leaves keep accumulating across sweeps, as
-    /// micrograd's and PyTorch's do.
+    /// earlier sweeps (above root too), adds 1 to root's gradient, then runs the backward of
+    /// every node the sweep reaches, from root down to the first node. Leaves keep accumulating
+    /// across sweeps, as micrograd's and PyTorch's do.
     void backward(index_type root) {
-        for (index_type i = 0; i <= root; ++i)
+        for (index_type i = 0; i < size_; ++i)
             node(i).reached = false;
         gradient_of(node(root))[0] += 1.0;
         for (index_type i = root + 1; i-- > 0;) {
