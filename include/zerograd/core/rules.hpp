@@ -2,8 +2,15 @@
 // written once and used by every mode (expression nodes, tape records, duals, tensor kernels).
 #pragma once
 
-#include <cmath> // the elementary functions on double
+#include "zerograd/core/error.hpp"
+#include "zerograd/core/scalar.hpp"
+
+#include <cfloat> // DBL_MIN, DBL_MAX
+#include <cmath>  // the elementary functions on double
+#include <concepts>
 #include <cstdint>
+#include <limits>
+#include <string>
 #include <numbers> // pi, for erf's derivative
 #include <string_view>
 
@@ -37,6 +44,12 @@ enum class op_id : std::uint8_t {
     log_sum_exp,
 };
 
+/// Whether a rule's partial may be infinite or NaN where its value is finite or its operand's
+/// adjoint is zero (sqrt at 0, log at 0, pow at a negative base): from such an operation down,
+/// expression mode's sweep multiplies by zg::detail::chain, whose zeros are strong.
+template <class Op>
+inline constexpr bool unbounded_partials = requires { Op::unbounded_partials; };
+
 /// A rule of one argument states `value(x)` and `dx(x, y)`, the partial at x given y = value(x);
 /// a rule of two states `value(l, r)`, `dl(l, r, y)` and `dr(l, r, y)`. T is double or any
 /// scalar that behaves like one (a dual number, for derivatives of derivatives): functions are
@@ -46,17 +59,33 @@ enum class op_id : std::uint8_t {
 // Small helpers shared by several rules.
 namespace detail {
 
-/// x^n by repeated squaring: exact for small n and usable in constant expressions.
+/// x^m by repeated squaring: exact for small m and usable in constant expressions.
 template <class T>
-constexpr T ipow(T x, int n) {
-    if (n < 0) return T(1) / ipow(x, -n);
+constexpr T ipow(T x, std::uint64_t m) {
     T result(1);
-    while (n != 0) {
-        if (n & 1) result = result * x;
-        n /= 2;
-        if (n != 0) x = x * x;
+    while (m != 0) {
+        if (m & 1) result = result * x;
+        m >>= 1;
+        if (m != 0) x = x * x;
     }
     return result;
+}
+
+/// |n| as an unsigned number: -n would overflow for the most negative n.
+constexpr std::uint64_t magnitude(std::int64_t n) {
+    return n < 0 ? 0 - static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
+}
+
+/// atan2's partials: numerator / (l^2 + r^2), scaled through hypot where the squares would
+/// overflow or underflow (a point near 1e-200 or 1e200).
+template <class T>
+T atan2_partial(const T& numerator, const T& l, const T& r) {
+    const T squares = l * l + r * r;
+    if (primal(squares) >= DBL_MIN && primal(squares) <= DBL_MAX) [[likely]]
+        return numerator / squares;
+    using std::hypot;
+    const T h = hypot(l, r);
+    return numerator / h / h;
 }
 
 } // namespace detail
@@ -150,17 +179,20 @@ struct neg_op {
 /// x^y with both sides differentiable (either may be held constant by the mode).
 struct pow_op {
     static constexpr op_id id = op_id::pow;
+    static constexpr bool unbounded_partials = true; // see zg::unbounded_partials
     static constexpr std::string_view name = "pow";
     template <class T>
     T value(const T& l, const T& r) const {
         using std::pow;
         return pow(l, r);
     }
-    // r == 0 is special-cased so that d/dx x^0 is 0 at x = 0 rather than 0 * inf.
+    // r == 0 is special-cased so that d/dx x^0 is 0 at x = 0 rather than 0 * inf; only an r
+    // that is zero in every derivative part too (on duals, r == 0 looks at the value alone, and
+    // the Hessian needs d/dr of this partial, l^(r-1) at r = 0).
     template <class T>
     T dl(const T& l, const T& r, const T&) const {
         using std::pow;
-        return r == T(0) ? T(0) : r * pow(l, r - T(1));
+        return detail::is_zero(r) ? T(0) : r * pow(l, r - T(1));
     }
     // y == 0 (l == 0, r > 0) is special-cased: the limit is 0, not 0 * log(0).
     template <class T>
@@ -172,16 +204,33 @@ struct pow_op {
 
 /// x^n for an integer n: exact repeated multiplication, usable in constant expressions.
 struct pown_op {
-    int n;
+    std::int64_t n;
     static constexpr op_id id = op_id::pown;
     static constexpr std::string_view name = "pow";
+
+    /// The rule for an exponent of any integer type; an unsigned one beyond the int64 range is
+    /// refused rather than wrapped.
+    template <std::integral I>
+    static constexpr pown_op of(I n) {
+        if constexpr (std::is_unsigned_v<I> && sizeof(I) >= sizeof(std::int64_t))
+            if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+                throw error("zg: pow(x, " + std::to_string(n) +
+                            "): an integer exponent must fit in std::int64_t");
+        return {static_cast<std::int64_t>(n)};
+    }
+
     template <class T>
     constexpr T value(const T& x) const {
-        return detail::ipow(x, n);
+        const T power = detail::ipow(x, detail::magnitude(n));
+        return n < 0 ? T(1) / power : power;
     }
+    // n x^(n-1), as n / x^(|n|+1) for negative n (n - 1 would overflow at the lowest n).
     template <class T>
     constexpr T dx(const T& x, const T&) const {
-        return n == 0 ? T(0) : T(n) * detail::ipow(x, n - 1);
+        const T factor(static_cast<double>(n));
+        if (n > 0) return factor * detail::ipow(x, detail::magnitude(n) - 1);
+        if (n < 0) return factor / detail::ipow(x, detail::magnitude(n) + 1);
+        return T(0);
     }
 };
 
@@ -200,6 +249,7 @@ struct square_op {
 
 struct sqrt_op {
     static constexpr op_id id = op_id::sqrt;
+    static constexpr bool unbounded_partials = true; // see zg::unbounded_partials
     static constexpr std::string_view name = "sqrt";
     template <class T>
     T value(const T& x) const {
@@ -214,6 +264,7 @@ struct sqrt_op {
 
 struct cbrt_op {
     static constexpr op_id id = op_id::cbrt;
+    static constexpr bool unbounded_partials = true; // see zg::unbounded_partials
     static constexpr std::string_view name = "cbrt";
     template <class T>
     T value(const T& x) const {
@@ -277,6 +328,7 @@ struct expm1_op {
 
 struct log_op {
     static constexpr op_id id = op_id::log;
+    static constexpr bool unbounded_partials = true; // see zg::unbounded_partials
     static constexpr std::string_view name = "log";
     template <class T>
     T value(const T& x) const {
@@ -291,6 +343,7 @@ struct log_op {
 
 struct log1p_op {
     static constexpr op_id id = op_id::log1p;
+    static constexpr bool unbounded_partials = true; // see zg::unbounded_partials
     static constexpr std::string_view name = "log1p";
     template <class T>
     T value(const T& x) const {
@@ -352,6 +405,7 @@ struct tan_op {
 // (1 - x)(1 + x) instead of 1 - x^2: no cancellation near |x| = 1, where the derivative is large.
 struct asin_op {
     static constexpr op_id id = op_id::asin;
+    static constexpr bool unbounded_partials = true; // see zg::unbounded_partials
     static constexpr std::string_view name = "asin";
     template <class T>
     T value(const T& x) const {
@@ -367,6 +421,7 @@ struct asin_op {
 
 struct acos_op {
     static constexpr op_id id = op_id::acos;
+    static constexpr bool unbounded_partials = true; // see zg::unbounded_partials
     static constexpr std::string_view name = "acos";
     template <class T>
     T value(const T& x) const {
@@ -396,6 +451,7 @@ struct atan_op {
 
 struct atan2_op {
     static constexpr op_id id = op_id::atan2;
+    static constexpr bool unbounded_partials = true; // see zg::unbounded_partials
     static constexpr std::string_view name = "atan2";
     template <class T>
     T value(const T& l, const T& r) const {
@@ -404,11 +460,11 @@ struct atan2_op {
     }
     template <class T>
     T dl(const T& l, const T& r, const T&) const {
-        return r / (l * l + r * r);
+        return detail::atan2_partial(r, l, r);
     }
     template <class T>
     T dr(const T& l, const T& r, const T&) const {
-        return -l / (l * l + r * r);
+        return detail::atan2_partial(-l, l, r);
     }
 };
 
@@ -488,13 +544,14 @@ struct relu_op {
     }
 };
 
-// The derivative at 0 is 0, the subgradient PyTorch and most peers choose.
+// The derivative at 0 is 0, the subgradient PyTorch and most peers choose; the value there is
+// a plain 0, so that on duals it carries no derivative either (a Hessian's two levels agree).
 struct abs_op {
     static constexpr op_id id = op_id::abs;
     static constexpr std::string_view name = "abs";
     template <class T>
     constexpr T value(const T& x) const {
-        return x < T(0) ? -x : x;
+        return x == T(0) ? T(0) : x < T(0) ? -x : x;
     }
     template <class T>
     constexpr T dx(const T& x, const T&) const {
@@ -518,13 +575,29 @@ struct erf_op {
 };
 
 // On a tie each side gets half the adjoint (as PyTorch's minimum and maximum do), so that
-// min(x, x) and max(x, x) have derivative 1.
+// min(x, x) and max(x, x) have derivative 1; the value at a tie is the midpoint, equal to both
+// sides but on duals carrying the mean of their derivatives, as the partials say.
+namespace detail {
+template <class T>
+constexpr T tie_value(const T& l, const T& r) {
+    if constexpr (carries_derivative<T>) {
+        T tie = l;
+        tie.value = tie_value(l.value, r.value);
+        using D = decltype(tie.deriv);
+        tie.deriv = l.deriv + (r.deriv - l.deriv) * D(0.5);
+        return tie;
+    } else {
+        return l; // equal (or both NaN)
+    }
+}
+} // namespace detail
+
 struct min_op {
     static constexpr op_id id = op_id::min;
     static constexpr std::string_view name = "min";
     template <class T>
     constexpr T value(const T& l, const T& r) const {
-        return r < l ? r : l;
+        return r < l ? r : l < r ? l : detail::tie_value(l, r);
     }
     template <class T>
     constexpr T dl(const T& l, const T& r, const T&) const {
@@ -541,7 +614,7 @@ struct max_op {
     static constexpr std::string_view name = "max";
     template <class T>
     constexpr T value(const T& l, const T& r) const {
-        return l < r ? r : l;
+        return l < r ? r : r < l ? l : detail::tie_value(l, r);
     }
     template <class T>
     constexpr T dl(const T& l, const T& r, const T&) const {

@@ -5,7 +5,9 @@
 #include "zerograd/core/config.hpp"
 #include "zerograd/core/error.hpp"
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <sstream> // messages of domain errors
 #include <string_view>
 #include <type_traits>
@@ -27,6 +29,37 @@ constexpr bool is_zero(const T& x) {
         return is_zero(x.value) && is_zero(x.deriv);
     else
         return x == T(0);
+}
+
+/// The chain rule's product of an adjoint (or a tangent) and a local partial derivative, with an
+/// exact zero on either side a strong zero: 0 times an infinite or NaN factor is 0, not NaN. A
+/// zero partial means the result does not depend on the operand (relu's dead side), a zero
+/// adjoint that nothing depends on the result, so an infinite partial next to either (sqrt at 0,
+/// log at 0) cannot turn a zero derivative into NaN, and every mode gives the same answer.
+template <class T>
+ZG_INLINE constexpr T chain(const T& outer, const T& partial) {
+    return is_zero(outer) || is_zero(partial) ? T(0) : outer * partial;
+}
+
+/// Whether x is finite in every part.
+template <class T>
+constexpr bool is_finite(const T& x) {
+    if constexpr (carries_derivative<T>)
+        return is_finite(x.value) && is_finite(x.deriv);
+    else // the magnitude's bits below infinity's
+        return (std::bit_cast<std::uint64_t>(static_cast<double>(x)) << 1) <
+               (std::uint64_t(0x7ff) << 53);
+}
+
+/// Whether x is nonzero and finite in every part: where a plain product agrees with chain().
+template <class T>
+ZG_INLINE constexpr bool is_finite_nonzero(const T& x) {
+    if constexpr (carries_derivative<T>) {
+        return !is_zero(x) && is_finite(x);
+    } else { // one comparison: the magnitude's bits minus one wrap around for zero
+        const std::uint64_t magnitude = std::bit_cast<std::uint64_t>(static_cast<double>(x)) << 1;
+        return magnitude - 1 < (std::uint64_t(0x7ff) << 53) - 1;
+    }
 }
 
 /// The plain double inside any scalar: a dual's innermost value.

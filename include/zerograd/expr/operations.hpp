@@ -9,6 +9,7 @@
 #include <boost/hana/append.hpp>
 
 #include <compare>
+#include <concepts>
 #include <type_traits>
 
 namespace zg::expr {
@@ -34,11 +35,17 @@ constexpr E operator+(const E& e) {
     return e;
 }
 
-/// x^n for an integer n: exact, and usable in constant expressions.
-template <Expression E>
-ZG_INLINE constexpr auto pow(const E& e, int n) {
-    return apply(pown_op{n}, e);
+/// x^n for an integer n of any integer type: exact, and usable in constant expressions.
+template <Expression E, std::integral I>
+ZG_INLINE constexpr auto pow(const E& e, I n) {
+    return apply(pown_op::of(n), e);
 }
+
+namespace detail {
+/// pow with an integer exponent on the right takes the overload above.
+template <class Op, class U>
+inline constexpr bool integer_exponent = std::is_same_v<Op, pow_op> && std::integral<U>;
+} // namespace detail
 
 // Binary operations take two expressions, or an expression and a plain number on either side.
 #define ZG_EXPR_BINARY(name, fn)                                                                   \
@@ -47,6 +54,7 @@ ZG_INLINE constexpr auto pow(const E& e, int n) {
         return apply(fn##_op{}, l, r);                                                             \
     }                                                                                              \
     template <Expression L, Number U>                                                              \
+        requires(!detail::integer_exponent<fn##_op, U>)                                            \
     ZG_INLINE constexpr auto name(const L& l, const U& r) {                                                  \
         return apply(fn##_op{}, l, detail::constant<typename L::value_type>(r));                   \
     }                                                                                              \

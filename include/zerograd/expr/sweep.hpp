@@ -3,6 +3,8 @@
 // hand-written adjoint.
 #pragma once
 
+#include "zerograd/core/rules.hpp"
+#include "zerograd/core/scalar.hpp"
 #include "zerograd/expr/expression.hpp"
 
 #include <boost/hana/at.hpp>
@@ -80,24 +82,53 @@ ZG_INLINE constexpr void visit_end(const bound_expr<Id, T>&, const T& adjoint, S
     sink.binding_adjoints[binding_index<Id, Bindings>::value] += adjoint;
 }
 
-/// Adds `adjoint` times each local partial into the node's operands, recursively.
-template <class Bindings, class Sink, class T>
+/// adjoint times partial: by zg::detail::chain (zeros strong) where an adjoint may be infinite.
+template <bool Strong, class T>
+ZG_INLINE constexpr T times(const T& adjoint, const T& partial) {
+    if constexpr (Strong)
+        return zg::detail::chain(adjoint, partial);
+    else
+        return adjoint * partial;
+}
+
+/// Adds `adjoint` times each local partial into the node's operands, recursively. Strong: the
+/// node is below an operation whose partials may be infinite (zg::unbounded_partials), so the
+/// adjoint may be infinite and a zero partial must still give zero; elsewhere a plain product
+/// gives the same.
+template <class Bindings, bool Strong = false, class Sink, class T>
 ZG_INLINE constexpr void backward(const auto& node, const T& adjoint, Sink& sink) {
     if constexpr (requires { node.l; }) {
+        constexpr bool strong = Strong || unbounded_partials<std::remove_cvref_t<decltype(node.op)>>;
         // A constant side needs no partial: for pow(x, 2.5) that saves a log.
         if constexpr (!is_constant<decltype(node.l)>::value)
-            backward<Bindings>(node.l, adjoint * node.op.dl(node.l.value, node.r.value, node.value),
-                               sink);
+            backward<Bindings, strong>(
+                node.l, times<strong>(adjoint, node.op.dl(node.l.value, node.r.value, node.value)),
+                sink);
         if constexpr (!is_constant<decltype(node.r)>::value)
-            backward<Bindings>(node.r, adjoint * node.op.dr(node.l.value, node.r.value, node.value),
-                               sink);
+            backward<Bindings, strong>(
+                node.r, times<strong>(adjoint, node.op.dr(node.l.value, node.r.value, node.value)),
+                sink);
     } else if constexpr (requires { node.a; }) {
-        backward<Bindings>(node.a, adjoint * node.op.dx(node.a.value, node.value), sink);
+        constexpr bool strong = Strong || unbounded_partials<std::remove_cvref_t<decltype(node.op)>>;
+        backward<Bindings, strong>(node.a, times<strong>(adjoint, node.op.dx(node.a.value, node.value)),
+                                   sink);
     } else if constexpr (requires { node.template backward<Bindings>(adjoint, sink); }) {
-        node.template backward<Bindings>(adjoint, sink); // reductions over vectors
+        // Reductions over vectors. A zero adjoint passes nothing, even where an element's
+        // partial is infinite (a sum of cbrt at 0 under relu's dead side).
+        if (!zg::detail::is_zero(adjoint)) node.template backward<Bindings>(adjoint, sink);
     } else {
         visit_end<Bindings>(node, adjoint, sink);
     }
+}
+
+/// A let-binding's sweep with the adjoint its uses gathered, which a use below an unbounded
+/// partial may have made infinite.
+template <class Bindings, class Tree, class Sink, class T>
+ZG_INLINE constexpr void backward_binding(const Tree& tree, const T& adjoint, Sink& sink) {
+    if (zg::detail::is_finite(adjoint))
+        backward<Bindings>(tree, adjoint, sink);
+    else
+        backward<Bindings, true>(tree, adjoint, sink);
 }
 
 } // namespace zg::expr::detail
@@ -117,8 +148,8 @@ ZG_INLINE constexpr void sweep_into(const expression<Tree, Bindings>& e, Target&
         hana::for_each(hana::reverse(hana::to_tuple(hana::make_range(hana::size_c<0>,
                                                                      hana::size_c<count>))),
                        [&](auto i) {
-                           detail::backward<Bindings>(hana::at(e.bindings, i).tree,
-                                                      sink.binding_adjoints[i], sink);
+                           detail::backward_binding<Bindings>(hana::at(e.bindings, i).tree,
+                                                              sink.binding_adjoints[i], sink);
                        });
     }
 }

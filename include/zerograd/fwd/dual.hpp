@@ -80,15 +80,17 @@ struct dual_t {
 namespace detail {
 
 // Applying a rule: the value from `value`, the derivative by the chain rule from the local
-// partials. An operand whose derivative is entirely zero contributes nothing and its partial is
-// not computed, as the tape's sweep skips zero adjoints: an infinite partial where nothing varies
-// (log at 0 behind a constant) cannot turn a zero derivative into NaN, and constants cost less.
+// partials, multiplied by zg::detail::chain, whose zeros are strong. An operand whose derivative
+// is entirely zero contributes nothing and its partial is not computed: an infinite partial where
+// nothing varies (log at 0 behind a constant) cannot turn a zero derivative into NaN, nor an
+// infinite derivative through a zero partial (sqrt at 0 under relu's dead side), and constants
+// cost less.
 
 template <class Op, class T>
 constexpr dual_t<T> apply(const Op& op, const dual_t<T>& x) {
     const T y = zg::detail::checked_value(op, x.value);
     if (zg::detail::is_zero(x.deriv)) return dual_t<T>(y);
-    return dual_t<T>(y, op.dx(x.value, y) * x.deriv);
+    return dual_t<T>(y, zg::detail::chain(x.deriv, op.dx(x.value, y)));
 }
 
 template <class Op, class T>
@@ -96,10 +98,10 @@ constexpr dual_t<T> apply(const Op& op, const dual_t<T>& l, const dual_t<T>& r) 
     const T y = zg::detail::checked_value(op, l.value, r.value);
     const bool l_varies = !zg::detail::is_zero(l.deriv), r_varies = !zg::detail::is_zero(r.deriv);
     if (l_varies && r_varies)
-        return dual_t<T>(y, op.dl(l.value, r.value, y) * l.deriv +
-                                op.dr(l.value, r.value, y) * r.deriv);
-    if (l_varies) return dual_t<T>(y, op.dl(l.value, r.value, y) * l.deriv);
-    if (r_varies) return dual_t<T>(y, op.dr(l.value, r.value, y) * r.deriv);
+        return dual_t<T>(y, zg::detail::chain(l.deriv, op.dl(l.value, r.value, y)) +
+                                zg::detail::chain(r.deriv, op.dr(l.value, r.value, y)));
+    if (l_varies) return dual_t<T>(y, zg::detail::chain(l.deriv, op.dl(l.value, r.value, y)));
+    if (r_varies) return dual_t<T>(y, zg::detail::chain(r.deriv, op.dr(l.value, r.value, y)));
     return dual_t<T>(y);
 }
 
@@ -108,7 +110,7 @@ template <class Op, class T>
 constexpr dual_t<T> apply_constant_right(const Op& op, const dual_t<T>& l, const T& r) {
     const T y = zg::detail::checked_value(op, l.value, r);
     if (zg::detail::is_zero(l.deriv)) return dual_t<T>(y);
-    return dual_t<T>(y, op.dl(l.value, r, y) * l.deriv);
+    return dual_t<T>(y, zg::detail::chain(l.deriv, op.dl(l.value, r, y)));
 }
 
 /// op(l, r) with l a constant: only dy/dr is computed.
@@ -116,7 +118,7 @@ template <class Op, class T>
 constexpr dual_t<T> apply_constant_left(const Op& op, const T& l, const dual_t<T>& r) {
     const T y = zg::detail::checked_value(op, l, r.value);
     if (zg::detail::is_zero(r.deriv)) return dual_t<T>(y);
-    return dual_t<T>(y, op.dr(l, r.value, y) * r.deriv);
+    return dual_t<T>(y, zg::detail::chain(r.deriv, op.dr(l, r.value, y)));
 }
 
 } // namespace detail
@@ -180,7 +182,7 @@ ZG_BINARY_FUNCTIONS(ZG_FWD_BINARY_FUNCTION)
 /// to the inner dual) instead of this one (converting 0.5 to int, a standard conversion).
 template <class T, std::integral I>
 constexpr dual_t<T> pow(const dual_t<T>& x, I n) {
-    return detail::apply(pown_op{static_cast<int>(n)}, x);
+    return detail::apply(pown_op::of(n), x);
 }
 
 // ---- Comparisons look at the value, so branches and loops work --------------------------------

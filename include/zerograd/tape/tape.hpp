@@ -186,6 +186,7 @@ public:
         zeroed_ = std::min(zeroed_, mark.nodes);
         swept_end_ = std::min(swept_end_, mark.nodes);
         positions_known_ = std::min<std::size_t>(positions_known_, block_of(mark.nodes) + 1);
+        if (first_nonfinite_partial_ >= mark.nodes) first_nonfinite_partial_ = no_node;
         // A node recorded before rewind k is gone if any rewind from k on reached back to it:
         // only the lowest of those marks matters, so a rewind replaces the later ones that went
         // back no further. reaches_ then rises in both fields; a loop that rewinds to one mark
@@ -208,6 +209,7 @@ public:
         block_positions_ = nullptr;
         size_ = zeroed_ = swept_end_ = 0;
         positions_known_ = 0;
+        first_nonfinite_partial_ = no_node;
         node_capacity_ = operand_count_ = operand_capacity_ = 0;
         ++rewinds_;
         reaches_ = {};
@@ -263,6 +265,13 @@ private:
         return push<2>(op, y, {l, r}, {dl, dr});
     }
 
+    /// Where a walk down the nodes stands: the next node's operand position, and the carry (see
+    /// sweep).
+    struct sweep_state {
+        std::size_t position;
+        T carry;
+    };
+
     // The sweep skips what an earlier sweep left behind block by block: a training loop without
     // a scope sweeps from the newest node each step, and walking every older step's nodes again
     // made it quadratic. A block is marked dirty when an adjoint in it may be nonzero (an
@@ -282,45 +291,79 @@ private:
         const index_type swept = std::min<index_type>(root + 1, swept_end_);
         adjoints_[root] += T(1);
 
-        std::size_t position = operand_position(root + 1);
         // Most operations feed the very next one, so the contribution to node i - 1 is carried
         // in a register: storing it and loading it back one iteration later would put the
         // store-to-load latency on the sweep's critical path.
-        T carry(0);
+        const sweep_state state{operand_position(root + 1), T(0)};
+        if (first_nonfinite_partial_ <= root)
+            sweep_from<Floored, true>(root, floor, swept, state);
+        else
+            sweep_from<Floored, false>(root, floor, swept, state);
+        // With a floor, the carry left over belongs to node floor - 1: below it, so dropped.
+        const index_type fresh_floor = std::max(floor, swept);
+        if (root >= fresh_floor)
+            std::fill(dirty_ + block_of(fresh_floor), dirty_ + block_of(root) + 1, 1);
+        swept_end_ = std::max<index_type>(swept_end_, root + 1);
+    }
+
+    /// sweep's walk from root down to floor. Checked: a node below root holds a partial that is
+    /// infinite or NaN, so an adjoint may be too (see sweep_nodes).
+    template <bool Floored, bool Checked>
+    void sweep_from(index_type root, index_type floor, index_type swept, sweep_state state) {
         const index_type fresh_floor = std::max(floor, swept);
         if (swept <= floor) {
-            sweep_nodes<Floored, false>(root + 1, floor, floor, position, carry);
+            walk_nodes<Floored, false, Checked>(root + 1, floor, floor, 0, state);
         } else {
-            sweep_nodes<Floored, true>(root + 1, fresh_floor, floor, position, carry);
+            state = walk_nodes<Floored, true, Checked>(root + 1, fresh_floor, floor, swept, state);
             if (root < swept) dirty_[block_of(root)] = 1;
             // Below: only blocks this sweep reached hold adjoints to pass on.
             for (index_type i = std::min(root + 1, swept); i > floor;) {
                 const index_type block = block_of(i - 1);
                 const index_type begin = std::max(floor, block << block_shift);
                 if (dirty_[block] || begin != block << block_shift) {
-                    sweep_nodes<Floored, true>(i, begin, floor, position, carry);
+                    state = walk_nodes<Floored, true, Checked>(i, begin, floor, i, state);
                 } else {
-                    position = block_position(block);
+                    state.position = block_position(block);
                 }
                 i = begin;
             }
         }
-        // With a floor, the carry left over belongs to node floor - 1: below it, so dropped.
-        if (root >= fresh_floor)
-            std::fill(dirty_ + block_of(fresh_floor), dirty_ + block_of(root) + 1, 1);
-        swept_end_ = std::max<index_type>(swept_end_, root + 1);
     }
 
     /// Walks nodes from - 1 down to `to`, passing each adjoint to the operands. Marking: also
-    /// marks the block of every operand older than the sweep's first node dirty.
-    template <bool Floored, bool Marking>
-    ZG_INLINE void sweep_nodes(index_type from, index_type to, index_type floor,
-                               std::size_t& position, T& carry) {
+    /// marks the block of every operand below `marked_below` dirty. Zeros are strong, as
+    /// zg::detail::chain's: a zero adjoint passes nothing, so an infinite partial on a path that
+    /// does not reach the root (log at 0 under relu's dead side) cannot turn 0 into NaN, and an
+    /// infinite or NaN adjoint passes nothing through a zero partial (sqrt at 0 over relu's dead
+    /// side): walk_nodes hands such a node to pass_nonfinite. Only a recorded rule with
+    /// zg::unbounded_partials makes an infinite partial from finite values, and only a sweep
+    /// over one (Checked) looks for such adjoints.
+    template <bool Floored, bool Marking, bool Checked>
+    sweep_state walk_nodes(index_type from, index_type to, index_type floor,
+                           index_type marked_below, sweep_state state) {
+        for (;;) {
+            const index_type stopped =
+                sweep_nodes<Floored, Marking, Checked>(from, to, floor, marked_below, state);
+            if (stopped == no_node) return state;
+            pass_nonfinite<Floored, Marking>(stopped, floor, marked_below, state);
+            from = stopped;
+        }
+    }
+    static constexpr index_type no_node = std::numeric_limits<index_type>::max();
+
+    /// walk_nodes' loop, up to the first node whose adjoint is infinite or NaN: returns it (its
+    /// operands untouched, state.position at its first operand entry), or no_node. A function of
+    /// its own that calls nothing, so that its state stays in registers: inlined into sweep, or
+    /// with a call in the loop, g++ spilled it.
+    template <bool Floored, bool Marking, bool Checked>
+    [[gnu::noinline]] index_type sweep_nodes(index_type from, index_type to, index_type floor,
+                                             index_type marked_below, sweep_state& state) {
+        std::size_t position = state.position;
+        T carry = state.carry;
         const node_shape* shapes = shapes_;
         T* adjoints = adjoints_;
         const T* partials = partials_;
         const index_type* operands = operands_;
-        const index_type marked_below = Marking ? std::min<index_type>(from, swept_end_) : 0;
         for (index_type i = from; i-- > to;) {
             const index_type arity = shapes[i].arity;
             const T a = adjoints[i] + carry;
@@ -328,9 +371,11 @@ private:
             adjoints[i] = a;
             if (arity == 0) continue;
             position -= arity;
-            // Skipping zero adjoints keeps an infinite partial on a path that does not reach
-            // the root (say log at 0 under relu's dead side) from turning 0 into NaN.
             if (zg::detail::is_zero(a)) continue;
+            if (Checked && !zg::detail::is_finite(a)) [[unlikely]] {
+                state = {position, carry};
+                return i;
+            }
             // The first operand's contribution is assigned to the carry, not added to a zero:
             // one addition less on the chain from one node's adjoint to the next.
             const index_type first = operands[position];
@@ -350,6 +395,34 @@ private:
                     adjoints[operand] += contribution;
             }
         }
+        state = {position, carry};
+        return no_node;
+    }
+
+    /// Passes node i's infinite or NaN adjoint to its operands, except those whose partial is
+    /// exactly zero: they do not depend on node i.
+    template <bool Floored, bool Marking>
+    [[gnu::cold, gnu::noinline]] void pass_nonfinite(index_type i, index_type floor,
+                                                     index_type marked_below, sweep_state& state) {
+        const T a = adjoints_[i];
+        for (std::size_t k = state.position, end = k + shapes_[i].arity; k < end; ++k) {
+            const index_type operand = operands_[k];
+            if (zg::detail::is_zero(partials_[k])) continue;
+            const T contribution = partials_[k] * a;
+            if (Marking && operand < marked_below) dirty_[block_of(operand)] = 1;
+            if (operand + 1 == i)
+                state.carry += contribution;
+            else if (!Floored || operand >= floor)
+                adjoints_[operand] += contribution;
+        }
+    }
+
+    /// Notes node i's partials (of a rule with zg::unbounded_partials): if one is infinite or
+    /// NaN, sweeps over node i look for infinite adjoints.
+    template <class... Partials>
+    void note_partials(index_type i, const Partials&... partials) {
+        if (!(zg::detail::is_finite(partials) && ...)) [[unlikely]]
+            first_nonfinite_partial_ = std::min(first_nonfinite_partial_, i);
     }
 
     /// Zeroes the adjoints of the operations in [begin, end) that an earlier sweep left, in the
@@ -497,6 +570,7 @@ private:
     std::uint8_t* dirty_ = nullptr; // per block below swept_end_: may hold a nonzero adjoint
     std::size_t* block_positions_ = nullptr; // per block: its first node's operand position
     std::size_t positions_known_ = 0;        // how many of block_positions_ are valid
+    index_type first_nonfinite_partial_ = no_node; // the lowest node that holds one
 };
 
 /// The calling thread's tape for scalar type T: each thread records on its own. When the thread

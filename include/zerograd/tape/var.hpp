@@ -83,7 +83,8 @@ public:
         make_room(tape, 1);
         const T xv = tape.value(x.index_);
         const T y = zg::detail::checked_value(op, xv);
-        return basic_var(tape, push_node(tape, Op::id, y, x.index_, op.dx(xv, y)));
+        const T dx = op.dx(xv, y);
+        return noted<Op>(tape, push_node(tape, Op::id, y, x.index_, dx), dx);
     }
 
     /// Records y = op(l, r) for two variables on the same tape.
@@ -95,8 +96,8 @@ public:
         make_room(tape, 2);
         const T lv = tape.value(l.index_), rv = tape.value(r.index_);
         const T y = zg::detail::checked_value(op, lv, rv);
-        return basic_var(tape, push_node(tape, Op::id, y, l.index_, op.dl(lv, rv, y), r.index_,
-                                         op.dr(lv, rv, y)));
+        const T dl = op.dl(lv, rv, y), dr = op.dr(lv, rv, y);
+        return noted<Op>(tape, push_node(tape, Op::id, y, l.index_, dl, r.index_, dr), dl, dr);
     }
 
     /// Records y = op(l, r) with r a constant: only dy/dl is computed. The constant is a copy:
@@ -107,7 +108,8 @@ public:
         make_room(tape, 1);
         const T lv = tape.value(l.index_);
         const T y = zg::detail::checked_value(op, lv, r);
-        return basic_var(tape, push_node(tape, Op::id, y, l.index_, op.dl(lv, r, y)));
+        const T dl = op.dl(lv, r, y);
+        return noted<Op>(tape, push_node(tape, Op::id, y, l.index_, dl), dl);
     }
 
     /// Records y = op(l, r) with l a constant (a copy, as above): only dy/dr is computed.
@@ -117,7 +119,8 @@ public:
         make_room(tape, 1);
         const T rv = tape.value(r.index_);
         const T y = zg::detail::checked_value(op, l, rv);
-        return basic_var(tape, push_node(tape, Op::id, y, r.index_, op.dr(l, rv, y)));
+        const T dr = op.dr(l, rv, y);
+        return noted<Op>(tape, push_node(tape, Op::id, y, r.index_, dr), dr);
     }
 
 private:
@@ -131,6 +134,14 @@ private:
     template <class... Node>
     static index_type push_node(tape_type& tape, const Node&... node) {
         return tape.record(node...);
+    }
+
+    /// The variable of node i, just recorded by rule Op with these partials: a rule whose
+    /// partials may be infinite (zg::unbounded_partials) has the tape note them for its sweeps.
+    template <class Op, class... Partials>
+    static basic_var noted(tape_type& tape, index_type i, const Partials&... partials) {
+        if constexpr (unbounded_partials<Op>) tape.note_partials(i, partials...);
+        return basic_var(tape, i);
     }
 
     // Variables recorded since the tape's last rewind are alive without looking at their node;
@@ -227,7 +238,7 @@ ZG_BINARY_FUNCTIONS(ZG_TAPE_BINARY_FUNCTION)
 /// to the dual) instead of this one (converting 0.5 to int, a standard conversion).
 template <class T, std::integral I>
 basic_var<T> pow(const basic_var<T>& x, I n) {
-    return record(pown_op{static_cast<int>(n)}, x);
+    return record(pown_op::of(n), x);
 }
 
 // ---- Comparisons look at data, so branches and loops work -------------------------------------

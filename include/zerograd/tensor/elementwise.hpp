@@ -14,11 +14,6 @@ namespace zg {
 
 namespace detail {
 
-/// g * d, except 0 when the incoming gradient g is 0: a partial that is infinite on a path that
-/// does not reach the root (log at 0 under relu's dead side) must not turn 0 into NaN. The
-/// scalar tape's sweep makes the same choice.
-inline double scaled_adjoint(double g, double d) { return g == 0.0 ? 0.0 : g * d; }
-
 /// The rule object a node applies: stateless rules are default-constructed, pow with an integer
 /// exponent keeps the exponent in the node.
 template <class Op>
@@ -46,7 +41,7 @@ void unary_backward(tensor_tape& tape, tensor_node& self) {
     const double* y = self.value.data();
     const double* g = self.grad.data();
     for (std::size_t i = 0, n = self.value.size(); i < n; ++i)
-        gx[i] += scaled_adjoint(g[i], op.dx(xv[i], y[i]));
+        gx[i] += zg::detail::chain(g[i], op.dx(xv[i], y[i]));
 }
 
 /// Records y = op(x) elementwise.
@@ -81,14 +76,14 @@ void binary_backward(tensor_tape& tape, tensor_node& self) {
         double* gl = tape.gradient_of(l);
         for_each_broadcast(self.shape, l.shape, r.shape,
                            [&](std::size_t i, std::size_t il, std::size_t ir) {
-                               gl[il] += scaled_adjoint(g[i], op.dl(lv[il], rv[ir], y[i]));
+                               gl[il] += zg::detail::chain(g[i], op.dl(lv[il], rv[ir], y[i]));
                            });
     }
     if (r.requires_grad) {
         double* gr = tape.gradient_of(r);
         for_each_broadcast(self.shape, l.shape, r.shape,
                            [&](std::size_t i, std::size_t il, std::size_t ir) {
-                               gr[ir] += scaled_adjoint(g[i], op.dr(lv[il], rv[ir], y[i]));
+                               gr[ir] += zg::detail::chain(g[i], op.dr(lv[il], rv[ir], y[i]));
                            });
     }
 }
@@ -172,7 +167,7 @@ ZG_BINARY_FUNCTIONS(ZG_TENSOR_BINARY_FUNCTION)
 /// exponent is not a variable. `pow(t, 0.5)` takes the double overload above.
 template <std::integral I>
 tensor pow(const tensor& x, I n) {
-    return detail::record_unary(pown_op{static_cast<int>(n)}, x);
+    return detail::record_unary(pown_op::of(n), x);
 }
 
 } // namespace zg

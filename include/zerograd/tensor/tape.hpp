@@ -34,7 +34,7 @@ struct tensor_node {
     std::string_view name = "leaf";        // the operation, for printing
     std::uint32_t operands[2] = {0, 0};
     std::uint32_t stamp = 0;
-    int parameter = 0; // an operation's integer parameter: pow's exponent, an axis
+    std::int64_t parameter = 0; // an operation's integer parameter: pow's exponent, an axis
     bool requires_grad = false;
     // Whether grad holds this node's gradient. A leaf's is always valid (zeroed when made); an
     // intermediate's is zeroed when a sweep first reaches it, so recording writes one stream
