@@ -153,8 +153,8 @@ auto value_and_grad(F&& f, const Args&... args) {
     }();
     using result = std::remove_cvref_t<decltype(detail::call(f, leaves))>;
     static_assert(detail::scalar_result<result>,
-                  "zg::fwd::value_and_grad: f must return one scalar (a zg::dual); use "
-                  "zg::jacobian for functions with several outputs");
+                  "zg::fwd::grad / zg::fwd::value_and_grad: f must return one scalar (a zg::dual); "
+                  "use zg::jacobian for functions with several outputs");
     value_and_grad_result<gradient> out{0.0, gradient{}};
     out.value = detail::sweep_each_leaf(f, leaves, out.grad);
     return out;

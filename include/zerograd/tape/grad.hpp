@@ -110,8 +110,8 @@ auto value_and_grad(F&& f, const Args&... args) {
         [&](const auto&... each) { return std::invoke(f, detail::as_argument(each)...); }, leaves);
     using result = std::remove_cvref_t<decltype(y)>;
     static_assert(detail::scalar_result<result>,
-                  "zg::tape::value_and_grad: f must return one scalar (a zg::var); use "
-                  "zg::jacobian for functions with several outputs");
+                  "zg::tape::grad / zg::tape::value_and_grad: f must return one scalar (a zg::var); "
+                  "use zg::jacobian for functions with several outputs");
 
     if constexpr (std::is_same_v<result, var>) {
         if (y.index() >= recording.first()) tape.backward(y.index(), recording.first());
