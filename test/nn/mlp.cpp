@@ -112,6 +112,8 @@ TEST_CASE("shape errors") {
     const zg::nn::mlp model(2, {4, 1});
     CHECK_THROWS_WITH_AS(model({1.0, 2.0, 3.0}), doctest::Contains("3 inputs"), zg::shape_error);
     CHECK_THROWS_AS(zg::nn::neuron(2)({1.0}), zg::shape_error);
+    CHECK_THROWS_WITH_AS(zg::nn::layer(3, 2)({1.0, 2.0}),
+                         "zg::nn::layer: 2 inputs given to a model of 3", zg::shape_error);
     CHECK_THROWS_AS(zg::nn::mlp(2, {}), zg::shape_error);
 }
 

@@ -14,6 +14,8 @@ TEST_CASE("non-finite results from finite inputs are reported") {
                          zg::domain_error);
     CHECK_THROWS_WITH_AS(sqrt(minus_one), doctest::Contains("sqrt(-1) gave"), zg::domain_error);
     CHECK_THROWS_WITH_AS(x / 0.0, doctest::Contains("/(2, 0)"), zg::domain_error);
+    CHECK_THROWS_WITH_AS(pow(zero, -1), doctest::Contains("pow(0, -1) gave inf"),
+                         zg::domain_error);
     CHECK_THROWS_AS(exp(x * 1000), zg::domain_error);
 
     SUBCASE("a non-finite input is passed on, not reported again") {

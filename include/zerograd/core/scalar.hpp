@@ -51,17 +51,6 @@ constexpr bool is_finite(const T& x) {
                (std::uint64_t(0x7ff) << 53);
 }
 
-/// Whether x is nonzero and finite in every part: where a plain product agrees with chain().
-template <class T>
-ZG_INLINE constexpr bool is_finite_nonzero(const T& x) {
-    if constexpr (carries_derivative<T>) {
-        return !is_zero(x) && is_finite(x);
-    } else { // one comparison: the magnitude's bits minus one wrap around for zero
-        const std::uint64_t magnitude = std::bit_cast<std::uint64_t>(static_cast<double>(x)) << 1;
-        return magnitude - 1 < (std::uint64_t(0x7ff) << 53) - 1;
-    }
-}
-
 /// The plain double inside any scalar: a dual's innermost value.
 template <class T>
 constexpr double primal(const T& x) {
@@ -89,8 +78,12 @@ template <class Op, class... In>
 constexpr auto checked_value(const Op& op, const In&... inputs) {
     auto result = op.value(inputs...);
     if constexpr (config::checked) {
-        if (!std::isfinite(primal(result)) && (std::isfinite(primal(inputs)) && ...))
-            throw_domain_error(Op::name, primal(result), inputs...);
+        if (!std::isfinite(primal(result)) && (std::isfinite(primal(inputs)) && ...)) {
+            if constexpr (requires { op.n; }) // pow's integer exponent, held by the rule
+                throw_domain_error(Op::name, primal(result), inputs..., static_cast<double>(op.n));
+            else
+                throw_domain_error(Op::name, primal(result), inputs...);
+        }
     }
     return result;
 }

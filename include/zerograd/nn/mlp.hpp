@@ -182,6 +182,7 @@ public:
 private:
     template <class X>
     std::vector<var> evaluate(std::span<const X> x) const {
+        detail::check_inputs("layer", x.size(), inputs());
         std::vector<var> out;
         out.reserve(neurons_.size());
         for (const neuron& n : neurons_)

@@ -299,7 +299,6 @@ private:
             sweep_from<Floored, true>(root, floor, swept, state);
         else
             sweep_from<Floored, false>(root, floor, swept, state);
-        // With a floor, the carry left over belongs to node floor - 1: below it, so dropped.
         const index_type fresh_floor = std::max(floor, swept);
         if (root >= fresh_floor)
             std::fill(dirty_ + block_of(fresh_floor), dirty_ + block_of(root) + 1, 1);
@@ -310,6 +309,7 @@ private:
     /// infinite or NaN, so an adjoint may be too (see sweep_nodes).
     template <bool Floored, bool Checked>
     void sweep_from(index_type root, index_type floor, index_type swept, sweep_state state) {
+        // With a floor, the carry left at the end belongs to node floor - 1: below it, dropped.
         const index_type fresh_floor = std::max(floor, swept);
         if (swept <= floor) {
             walk_nodes<Floored, false, Checked>(root + 1, floor, floor, 0, state);
