@@ -76,9 +76,10 @@ TEST_CASE("atan2's partials where l^2 + r^2 overflows or underflows") {
     struct point {
         double y, x, dy, dx;
     };
-    for (const point p : {point{1e-200, 0.0, 0.0, -1e200}, point{1e-200, 1e-200, 5e199, -5e199},
-                          point{1e154, 1e154, 5e-155, -5e-155}, point{3e200, -4e200, -1.6e-201, -1.2e-201},
-                          point{3.0, 4.0, 0.16, -0.12}}) {
+    for (const point p :
+         {point{1e-200, 0.0, 0.0, -1e200}, point{1e-200, 1e-200, 5e199, -5e199},
+          point{1e154, 1e154, 5e-155, -5e-155}, point{3e200, -4e200, -1.6e-201, -1.2e-201},
+          point{3.0, 4.0, 0.16, -0.12}}) {
         INFO("atan2(", p.y, ", ", p.x, ")");
         for (const auto& g : {zg::grad(f, p.y, p.x), zg::tape::grad(f, p.y, p.x),
                               zg::fwd::grad(f, p.y, p.x)}) {

@@ -98,7 +98,8 @@ ZG_INLINE constexpr T times(const T& adjoint, const T& partial) {
 template <class Bindings, bool Strong = false, class Sink, class T>
 ZG_INLINE constexpr void backward(const auto& node, const T& adjoint, Sink& sink) {
     if constexpr (requires { node.l; }) {
-        constexpr bool strong = Strong || unbounded_partials<std::remove_cvref_t<decltype(node.op)>>;
+        constexpr bool strong =
+            Strong || unbounded_partials<std::remove_cvref_t<decltype(node.op)>>;
         // A constant side needs no partial: for pow(x, 2.5) that saves a log.
         if constexpr (!is_constant<decltype(node.l)>::value)
             backward<Bindings, strong>(
@@ -109,9 +110,10 @@ ZG_INLINE constexpr void backward(const auto& node, const T& adjoint, Sink& sink
                 node.r, times<strong>(adjoint, node.op.dr(node.l.value, node.r.value, node.value)),
                 sink);
     } else if constexpr (requires { node.a; }) {
-        constexpr bool strong = Strong || unbounded_partials<std::remove_cvref_t<decltype(node.op)>>;
-        backward<Bindings, strong>(node.a, times<strong>(adjoint, node.op.dx(node.a.value, node.value)),
-                                   sink);
+        constexpr bool strong =
+            Strong || unbounded_partials<std::remove_cvref_t<decltype(node.op)>>;
+        backward<Bindings, strong>(
+            node.a, times<strong>(adjoint, node.op.dx(node.a.value, node.value)), sink);
     } else if constexpr (requires { node.template backward<Bindings>(adjoint, sink); }) {
         // Reductions over vectors. A zero adjoint passes nothing, even where an element's
         // partial is infinite (a sum of cbrt at 0 under relu's dead side).

@@ -430,7 +430,8 @@ private:
     void zero_stale_adjoints(index_type begin, index_type end) {
         for (index_type block = block_of(begin); block <= block_of(end - 1); ++block) {
             const index_type from = std::max(begin, block << block_shift);
-            const index_type to = std::min<std::size_t>(end, (std::size_t(block) + 1) << block_shift);
+            const index_type to =
+                std::min<std::size_t>(end, (std::size_t(block) + 1) << block_shift);
             if (!dirty_[block]) continue;
             for (index_type i = from; i < to; ++i)
                 if (shapes_[i].arity != 0) adjoints_[i] = T(0);
@@ -449,7 +450,8 @@ private:
             for (index_type k = size_; k > i;) position -= shapes_[--k].arity;
         } else { // an old node, far below the newest
             position = block_position(block_of(i));
-            for (index_type k = block_of(i) << block_shift; k < i; ++k) position += shapes_[k].arity;
+            for (index_type k = block_of(i) << block_shift; k < i; ++k)
+                position += shapes_[k].arity;
         }
         return position;
     }
