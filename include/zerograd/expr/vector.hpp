@@ -921,12 +921,7 @@ constexpr auto log_sum_exp(const V& v) {
 template <detail::vector_operand V, detail::vector_operand W>
     requires(detail::vector_expression<V> || detail::vector_expression<W>)
 constexpr auto dot(const V& v, const W& w) {
-    const auto l = detail::as_vector(v);
-    const auto r = detail::as_vector(w);
-    if (l.tree.size() != r.tree.size())
-        throw shape_error("zg::dot: vectors of sizes " + std::to_string(l.tree.size()) + " and " +
-                          std::to_string(r.tree.size()));
-    return sum(l * r);
+    return sum(detail::as_vector(v) * detail::as_vector(w));
 }
 
 /// The mean of a vector's elements.
