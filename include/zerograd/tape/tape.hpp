@@ -299,9 +299,6 @@ private:
             sweep_from<Floored, true>(root, floor, swept, state);
         else
             sweep_from<Floored, false>(root, floor, swept, state);
-        const index_type fresh_floor = std::max(floor, swept);
-        if (root >= fresh_floor)
-            std::fill(dirty_ + block_of(fresh_floor), dirty_ + block_of(root) + 1, 1);
         swept_end_ = std::max<index_type>(swept_end_, root + 1);
     }
 
@@ -328,6 +325,8 @@ private:
                 i = begin;
             }
         }
+        if (root >= fresh_floor)
+            std::fill(dirty_ + block_of(fresh_floor), dirty_ + block_of(root) + 1, 1);
     }
 
     /// Walks nodes from - 1 down to `to`, passing each adjoint to the operands. Marking: also
@@ -385,18 +384,24 @@ private:
                 carry = contribution;
             else if (!Floored || first >= floor)
                 adjoints[first] += contribution;
-            for (index_type k = 1; k < arity; ++k) {
-                const index_type operand = operands[position + k];
-                const T contribution = partials[position + k] * a;
-                if (Marking && operand < marked_below) dirty_[block_of(operand)] = 1;
-                if (operand + 1 == i)
-                    carry += contribution;
-                else if (!Floored || operand >= floor)
-                    adjoints[operand] += contribution;
-            }
+            for (index_type k = 1; k < arity; ++k)
+                pass_on<Floored, Marking>(i, operands[position + k], partials[position + k] * a,
+                                          floor, marked_below, carry, adjoints);
         }
         state = {position, carry};
         return no_node;
+    }
+
+    /// Adds node i's contribution to `operand`'s adjoint: to the carry if the operand is node
+    /// i - 1, dropped below the floor.
+    template <bool Floored, bool Marking>
+    ZG_INLINE void pass_on(index_type i, index_type operand, const T& contribution,
+                           index_type floor, index_type marked_below, T& carry, T* adjoints) {
+        if (Marking && operand < marked_below) dirty_[block_of(operand)] = 1;
+        if (operand + 1 == i)
+            carry += contribution;
+        else if (!Floored || operand >= floor)
+            adjoints[operand] += contribution;
     }
 
     /// Passes node i's infinite or NaN adjoint to its operands, except those whose partial is
@@ -405,16 +410,10 @@ private:
     [[gnu::cold, gnu::noinline]] void pass_nonfinite(index_type i, index_type floor,
                                                      index_type marked_below, sweep_state& state) {
         const T a = adjoints_[i];
-        for (std::size_t k = state.position, end = k + shapes_[i].arity; k < end; ++k) {
-            const index_type operand = operands_[k];
-            if (zg::detail::is_zero(partials_[k])) continue;
-            const T contribution = partials_[k] * a;
-            if (Marking && operand < marked_below) dirty_[block_of(operand)] = 1;
-            if (operand + 1 == i)
-                state.carry += contribution;
-            else if (!Floored || operand >= floor)
-                adjoints_[operand] += contribution;
-        }
+        for (std::size_t k = state.position, end = k + shapes_[i].arity; k < end; ++k)
+            if (!zg::detail::is_zero(partials_[k]))
+                pass_on<Floored, Marking>(i, operands_[k], partials_[k] * a, floor, marked_below,
+                                          state.carry, adjoints_);
     }
 
     /// Notes node i's partials (of a rule with zg::unbounded_partials): if one is infinite or
