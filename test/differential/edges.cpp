@@ -11,6 +11,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numbers>
 #include <span>
 #include <vector>
@@ -151,6 +152,38 @@ TEST_CASE("a zero on a path is a strong zero in every mode: no NaN from 0 times 
         CHECK(ds_t == 0.0);
         CHECK(ds_f == 0.0);
         for (const auto& du : {du_e, du_t, du_f}) CHECK(du == std::vector<double>{0.0, 0.0});
+    }
+    SUBCASE("an infinite adjoint into a vector reduction passes 0 through zero partials") {
+        // sqrt of a reduction that is 0: every reduction's elements, its broadcast scalars and
+        // its kept or claimed partials meet the infinite adjoint.
+        const std::vector<double> dead{-1.0, -2.0}, mixed{-1.0, 2.0};
+        const auto check_modes = [](auto f, const std::vector<double>& u, double s,
+                                    const std::vector<double>& du, double ds) {
+            const auto [du_e, ds_e] = zg::grad(f, u, s);
+            const auto [du_t, ds_t] = zg::tape::grad(f, u, s);
+            const auto [du_f, ds_f] = zg::fwd::grad(f, u, s);
+            for (const auto& g : {du_e, du_t, du_f}) CHECK(g == du);
+            for (double g : {ds_e, ds_t, ds_f}) CHECK(g == ds);
+        };
+        check_modes([](auto u, auto) { return sqrt(zg::sum(relu(u))); }, dead, 0, {0, 0}, 0);
+        check_modes([](auto u, auto) { return sqrt(zg::mean(relu(u))); }, dead, 0, {0, 0}, 0);
+        check_modes([](auto u, auto) { return sqrt(zg::prod(relu(u))); }, mixed, 0, {0, 0}, 0);
+        check_modes([](auto u, auto) { return sqrt(zg::log_sum_exp(relu(u))); },
+                    std::vector<double>{-1.0}, 0, {0}, 0);
+        check_modes([](auto u, auto s) { return sqrt(zg::dot(relu(u), u) + relu(s)); }, dead, -1,
+                    {0, 0}, 0);
+        check_modes([](auto u, auto s) { return log(zg::sum(relu(u) + relu(s))); }, dead, -3,
+                    {0, 0}, 0);
+        // s = 0 with live elements: d/ds is infinite, the elements' partials s relu' are 0.
+        const double inf = std::numeric_limits<double>::infinity();
+        check_modes([](auto u, auto s) { return sqrt(zg::sum(relu(u) * s)); }, mixed, 0, {0, 0},
+                    inf);
+        check_modes(
+            [](auto u, auto s) { return sqrt(zg::sum(u, [&](auto y) { return relu(y) * s; })); },
+            dead, 1.5, {0, 0}, 0);
+        // The first sum claims u's gradient; the second sweeps its elements itself.
+        check_modes([](auto u, auto s) { return zg::sum(u) * s + cbrt(zg::sum(relu(u))); }, dead,
+                    0.5, {0.5, 0.5}, -3);
     }
     SUBCASE("on tensors: sqrt(relu(t)) at t < 0") {
         const zg::tensor t = zg::tensor::from({-1.0, 4.0}, {2}, true);

@@ -111,6 +111,9 @@ TEST_CASE("elementwise expressions with broadcast scalars, and mixed arguments")
     CHECK(all_close(dv, expected_dv, 1e-14));
     CHECK(all_close(dw, expected_dw, 1e-14));
     CHECK_THROWS_AS(zg::grad(f, 1.5, x, std::vector<double>{1.0}), zg::shape_error);
+    CHECK_THROWS_WITH_AS(zg::grad([](auto v, auto u) { return zg::dot(v, u); }, x, std::vector{1.0}),
+                         "zg::expr: elementwise * (or zg::dot) of vectors of sizes 4 and 1",
+                         zg::shape_error);
 }
 
 TEST_CASE("the standard benchmark functions against hand-derived gradients") {

@@ -121,9 +121,13 @@ public:
             const std::size_t n = lengths_[i];
             if (!g.swept)
                 std::fill_n(data, n, 0.0);
-            else if (g.scale != 1)
-                for (std::size_t k = 0; k < n; ++k)
-                    data[k] *= g.scale;
+            else if (g.scale != 1) {
+                if (g.strong) [[unlikely]]
+                    scale_strongly(data, n, g.scale);
+                else
+                    for (std::size_t k = 0; k < n; ++k)
+                        data[k] *= g.scale;
+            }
             if (g.shared)
                 for (std::size_t k = 0; k < n; ++k)
                     data[k] += deferred_[i][k];
@@ -131,6 +135,13 @@ public:
     }
 
 private:
+    /// Scales partials by an adjoint that may be infinite, zeros strong (see zg::detail::chain);
+    /// out of line, so that finish_claims stays small enough to inline.
+    [[gnu::cold, gnu::noinline]] static void scale_strongly(double* data, std::size_t n,
+                                                            double scale) {
+        for (std::size_t k = 0; k < n; ++k) data[k] = zg::detail::chain(scale, data[k]);
+    }
+
     static double* data_of(double&) { return nullptr; }
     static double* data_of(std::vector<double>& gradient) { return gradient.data(); }
     template <class A>

@@ -116,8 +116,18 @@ ZG_INLINE constexpr void backward(const auto& node, const T& adjoint, Sink& sink
             node.a, times<strong>(adjoint, node.op.dx(node.a.value, node.value)), sink);
     } else if constexpr (requires { node.template backward<Bindings>(adjoint, sink); }) {
         // Reductions over vectors. A zero adjoint passes nothing, even where an element's
-        // partial is infinite (a sum of cbrt at 0 under relu's dead side).
-        if (!zg::detail::is_zero(adjoint)) node.template backward<Bindings>(adjoint, sink);
+        // partial is infinite (a sum of cbrt at 0 under relu's dead side); an infinite one (sqrt
+        // of a sum that is 0) nothing through an element's zero partial.
+        if (!zg::detail::is_zero(adjoint)) {
+            if constexpr (Strong) {
+                if (!zg::detail::is_finite(adjoint)) [[unlikely]]
+                    node.template backward_strong<Bindings>(adjoint, sink);
+                else
+                    node.template backward<Bindings>(adjoint, sink);
+            } else {
+                node.template backward<Bindings>(adjoint, sink);
+            }
+        }
     } else {
         visit_end<Bindings>(node, adjoint, sink);
     }

@@ -100,8 +100,11 @@ constexpr void propagate_operand(const Node& node, T* slots, Sink& sink) {
 
 [[noreturn, gnu::cold]] inline void throw_size_mismatch(std::string_view operation,
                                                         std::size_t left, std::size_t right) {
-    throw shape_error("zg::expr: elementwise " + std::string(operation) + " of vectors of sizes " +
-                      std::to_string(left) + " and " + std::to_string(right));
+    // zg::dot is a sum of a product: a check of its own cost the callers' inlining (measured).
+    const std::string_view also = operation == "*" ? " (or zg::dot)" : "";
+    throw shape_error("zg::expr: elementwise " + std::string(operation) + std::string(also) +
+                      " of vectors of sizes " + std::to_string(left) + " and " +
+                      std::to_string(right));
 }
 
 } // namespace detail
@@ -156,6 +159,35 @@ struct vector_binary_expr {
         detail::propagate_operand<Bindings>(r, s + detail::slots_of<L>(), sink);
     }
 };
+
+namespace detail {
+
+// propagate after a sweep of elements whose adjoint may be infinite (see backward): what a
+// broadcast scalar's slot gathered may be infinite too. Separate from propagate, which every
+// sweep calls, so that the test stays out of those.
+template <class Bindings, class Op, class V, class T, class Sink>
+constexpr void propagate_strong(const vector_unary_expr<Op, V>& node, T* slots, Sink& sink);
+template <class Bindings, class Op, class L, class R, class T, class Sink>
+constexpr void propagate_strong(const vector_binary_expr<Op, L, R>& node, T* slots, Sink& sink);
+
+template <class Bindings, class Node, class T, class Sink>
+constexpr void propagate_strong(const Node& node, T* slots, Sink& sink) {
+    if constexpr (vector_node<Node>)
+        node.template propagate<Bindings>(slots, sink); // a leaf, a constant or a zg::scan
+    else if constexpr (!is_constant<Node>::value)
+        backward_binding<Bindings>(node, slots[0], sink);
+}
+template <class Bindings, class Op, class V, class T, class Sink>
+constexpr void propagate_strong(const vector_unary_expr<Op, V>& node, T* slots, Sink& sink) {
+    propagate_strong<Bindings>(node.v, slots, sink);
+}
+template <class Bindings, class Op, class L, class R, class T, class Sink>
+constexpr void propagate_strong(const vector_binary_expr<Op, L, R>& node, T* slots, Sink& sink) {
+    propagate_strong<Bindings>(node.l, slots, sink);
+    propagate_strong<Bindings>(node.r, slots + slots_of<L>(), sink);
+}
+
+} // namespace detail
 
 // ---- Reductions: scalar nodes over a vector ---------------------------------------------------
 
@@ -225,6 +257,7 @@ struct vector_gradient {
     bool shared;  // ... and another one too
     bool claimed; // the first holds its partials in `data`
     bool swept;   // the claimant was reached by the top-level sweep
+    bool strong;  // ... with an adjoint that may be infinite: see finish_claims
     double scale; // the adjoints that reached the claimant, summed over its copies
 };
 
@@ -342,16 +375,21 @@ inline double* scratch(std::string_view call, std::size_t n, bool zeroed = true)
 
 /// Sweeps every element of v with the adjoint `adjoint_of(k, element value)`, then each
 /// broadcast scalar once with what its slot gathered. Reversed, the elements go last to first.
-template <class Bindings, bool Reversed = false, class V, class Sink, class AdjointOf>
+/// Strong: the adjoints may be infinite (see backward).
+template <class Bindings, bool Reversed = false, bool Strong = false, class V, class Sink,
+          class AdjointOf>
 constexpr void sweep_elements(const V& v, Sink& sink, AdjointOf adjoint_of) {
     using T = typename V::value_type;
     std::array<T, V::slots> slots{};
     for (std::size_t i = 0; i < v.size(); ++i) {
         const std::size_t k = Reversed ? v.size() - 1 - i : i;
         const auto e = v.element(k, slots.data());
-        backward<Bindings>(e, adjoint_of(k, e.value), sink);
+        backward<Bindings, Strong>(e, adjoint_of(k, e.value), sink);
     }
-    v.template propagate<Bindings>(slots.data(), sink);
+    if constexpr (Strong)
+        propagate_strong<Bindings>(v, slots.data(), sink);
+    else
+        v.template propagate<Bindings>(slots.data(), sink);
 }
 
 template <class V>
@@ -415,7 +453,17 @@ struct prod_expr {
             return partial;
         });
     }
-};
+    /// backward for an infinite or NaN adjoint: each partial multiplies it as a strong zero.
+    template <class Bindings, class Sink>
+    constexpr void backward_strong(const value_type& adjoint, Sink& sink) const {
+        value_type suffix(1);
+        detail::sweep_elements<Bindings, true, true>(
+            v, sink, [&](std::size_t k, const value_type& e) {
+                const value_type partial = suffix * prefixes[k];
+                suffix *= e;
+                return zg::detail::chain(adjoint, partial);
+            });
+    }};
 
 namespace detail {
 
@@ -473,6 +521,13 @@ struct log_sum_exp_expr {
         const value_type scale = adjoint / total;
         detail::sweep_elements<Bindings>(
             v, sink, [&](std::size_t k, const value_type&) { return scale * terms[k]; });
+    }
+    template <class Bindings, class Sink>
+    constexpr void backward_strong(const value_type& adjoint, Sink& sink) const {
+        detail::sweep_elements<Bindings, false, true>(
+            v, sink, [&](std::size_t k, const value_type&) {
+                return zg::detail::chain(adjoint, terms[k] / total);
+            });
     }
 };
 
@@ -669,23 +724,38 @@ struct preaccumulation {
 
     template <class Bindings, class Sink>
     constexpr void backward(const V& v, const T& adjoint, Sink& sink) const {
+        sweep<Bindings, false>(v, adjoint, sink);
+    }
+    /// backward for an infinite or NaN adjoint: each partial multiplies it as a strong zero.
+    template <class Bindings, class Sink>
+    constexpr void backward_strong(const V& v, const T& adjoint, Sink& sink) const {
+        sweep<Bindings, true>(v, adjoint, sink);
+    }
+
+private:
+    template <class Bindings, bool Strong, class Sink>
+    ZG_INLINE constexpr void sweep(const V& v, const T& adjoint, Sink& sink) const {
         [&]<std::size_t... I>(std::index_sequence<I...>) {
-            (add<I>(adjoint, sink), ...);
+            (add<I, Strong>(adjoint, sink), ...);
         }(std::make_index_sequence<arguments>{});
         if constexpr (detail::gathers_per_element<V>::value) {
             const detail::gathered_partial* gathered = detail::current_call->gathered.data();
             for (std::size_t i = gathered_begin; i < gathered_end; ++i)
-                *gathered[i].adjoint += adjoint * gathered[i].partial;
+                *gathered[i].adjoint += detail::times<Strong>(adjoint, gathered[i].partial);
         }
         std::array<slot_type, V::slots> scaled = slot_totals;
         if constexpr (V::slots != 0)
-            for (slot_type& s : scaled) s *= adjoint;
-        v.template propagate<Bindings>(scaled.data(), sink);
+            for (slot_type& s : scaled) s = detail::times<Strong>(slot_type(adjoint), s);
+        if constexpr (Strong)
+            detail::propagate_strong<Bindings>(v, scaled.data(), sink);
+        else
+            v.template propagate<Bindings>(scaled.data(), sink);
     }
 
-    template <std::size_t I, class Sink>
+    template <std::size_t I, bool Strong, class Sink>
     constexpr void add(const T& adjoint, Sink& sink) const {
-        if constexpr (Leaves.scalars >> I & 1) sink.target.template add_leaf<I>(adjoint * totals[I]);
+        if constexpr (Leaves.scalars >> I & 1)
+            sink.target.template add_leaf<I>(detail::times<Strong>(adjoint, totals[I]));
         if constexpr (element_vectors >> I & 1) {
             // Reached by the top-level sweep, a claimant's partials stay where they are.
             if constexpr (requires { std::remove_cvref_t<decltype(sink.target)>::finishes_claims; })
@@ -693,11 +763,13 @@ struct preaccumulation {
                     detail::vector_gradient& gradient = detail::current_call->gradients[I];
                     gradient.scale += adjoint;
                     gradient.swept = true;
+                    if constexpr (Strong) gradient.strong = true;
                     return;
                 }
             const std::size_t n = detail::current_call->lengths[I];
             for (std::size_t k = 0; k < n; ++k)
-                sink.target.template add_element<I>(k, adjoint * partials[I][k]);
+                sink.target.template add_element<I>(k,
+                                                    detail::times<Strong>(adjoint, partials[I][k]));
         }
     }
 };
@@ -727,6 +799,10 @@ struct mapped_sum_expr {
     template <class Bindings, class Sink>
     constexpr void backward(const value_type& adjoint, Sink& sink) const {
         kept->template backward<Bindings>(v, adjoint, sink);
+    }
+    template <class Bindings, class Sink>
+    constexpr void backward_strong(const value_type& adjoint, Sink& sink) const {
+        kept->template backward_strong<Bindings>(v, adjoint, sink);
     }
 };
 
@@ -781,6 +857,14 @@ struct sum_expr {
             kept->template backward<Bindings>(v, adjoint, sink);
         else
             detail::sweep_elements<Bindings>(
+                v, sink, [&](std::size_t, const value_type&) { return adjoint; });
+    }
+    template <class Bindings, class Sink>
+    constexpr void backward_strong(const value_type& adjoint, Sink& sink) const {
+        if (kept != nullptr)
+            kept->template backward_strong<Bindings>(v, adjoint, sink);
+        else
+            detail::sweep_elements<Bindings, false, true>(
                 v, sink, [&](std::size_t, const value_type&) { return adjoint; });
     }
 };
