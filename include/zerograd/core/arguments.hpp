@@ -39,6 +39,11 @@ double > ;
 template <class A>
 concept gradient_argument = scalar_argument<A> || vector_argument<A>;
 
+/// A sized range of T (what zg::jacobian's f returns); false, not an error, for anything else.
+template <class R, class T>
+concept range_of = std::ranges::sized_range<R> &&
+                   std::is_same_v<std::remove_cvref_t<std::ranges::range_value_t<R>>, T>;
+
 /// Arguments a gradient function takes: at least one, each a number or a range of doubles. The
 /// functions static_assert each part under their own name and instantiate nothing further
 /// otherwise, so that a misuse gives one message naming the call.

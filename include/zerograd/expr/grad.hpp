@@ -29,7 +29,14 @@ constexpr auto call_on_leaves(F& f, const std::array<T, sizeof...(I)>& values,
 }
 
 template <class R>
-inline constexpr bool scalar_result = Expression<R> || std::is_arithmetic_v<R>;
+concept vector_result = Expression<R> && vector_node<typename R::tree_type>;
+
+/// What f may return: one scalar expression (not a vector) or a number.
+template <class R>
+concept scalar_result = std::is_arithmetic_v<R> || (Expression<R> && !vector_result<R>);
+
+/// Which call a sweep of scalar leaves serves, for its compile-time messages.
+enum class scalar_call { grad, hessian };
 
 /// A value and the adjoints of N scalar leaves, of any scalar type T (a dual for Hessians).
 template <class T, std::size_t N>
@@ -38,17 +45,20 @@ struct scalar_sweep {
     std::array<T, N> grad;
 };
 
-template <class T, std::size_t N, class F>
-constexpr scalar_sweep<T, N> sweep_scalars_in_scope(const char* call, F& f,
-                                                    const std::array<T, N>& values) {
+template <scalar_call Call, class T, std::size_t N, class F>
+constexpr scalar_sweep<T, N> sweep_scalars_in_scope(F& f, const std::array<T, N>& values) {
     const auto y = call_on_leaves(f, values, std::make_index_sequence<N>{});
     using result = std::remove_cvref_t<decltype(y)>;
-    static_assert(scalar_result<result>,
+    static_assert(Call != scalar_call::grad || scalar_result<result>,
                   "zg::grad / zg::value_and_grad: f must return one scalar expression; a vector "
                   "needs a reduction such as zg::sum, and several outputs need zg::jacobian");
-    (void)call;
+    static_assert(Call != scalar_call::hessian || scalar_result<result>,
+                  "zg::hessian: f must return one scalar expression; a vector needs a reduction "
+                  "such as zg::sum");
     std::array<T, N> gradient{};
-    if constexpr (Expression<result>) {
+    if constexpr (!scalar_result<result>) {
+        return {}; // after the message above, nothing more to say
+    } else if constexpr (Expression<result>) {
         sweep(y, gradient);
         return {y.value(), gradient};
     } else {
@@ -179,21 +189,20 @@ struct call_target {
 
 /// sweep_scalars for a tree holding a zg::scan over a captured range: its states need the call's
 /// scratch arena, which functions of numbers alone otherwise do without.
-template <class T, std::size_t N, class F>
-scalar_sweep<T, N> sweep_scalars_with_scratch(const char* call, F& f,
-                                              const std::array<T, N>& values) {
+template <scalar_call Call, class T, std::size_t N, class F>
+scalar_sweep<T, N> sweep_scalars_with_scratch(F& f, const std::array<T, N>& values) {
     const call_scope<1> scope(0.0);
-    return sweep_scalars_in_scope(call, f, values);
+    return sweep_scalars_in_scope<Call>(f, values);
 }
 
 /// f's value at `values` and the adjoints of its N scalar leaves, for any scalar type T.
-template <class T, std::size_t N, class F>
-constexpr scalar_sweep<T, N> sweep_scalars(const char* call, F& f, const std::array<T, N>& values) {
+template <scalar_call Call, class T, std::size_t N, class F>
+constexpr scalar_sweep<T, N> sweep_scalars(F& f, const std::array<T, N>& values) {
     using built = decltype(call_on_leaves(f, values, std::make_index_sequence<N>{}));
     if constexpr (needs_scratch<std::remove_cvref_t<built>>())
-        return sweep_scalars_with_scratch(call, f, values);
+        return sweep_scalars_with_scratch<Call>(f, values);
     else
-        return sweep_scalars_in_scope(call, f, values);
+        return sweep_scalars_in_scope<Call>(f, values);
 }
 
 /// Argument I as a leaf: a scalar leaf for a number, a vector leaf for a range.
@@ -223,7 +232,10 @@ auto sweep_mixed(F& f, const Args&... args) {
         return std::invoke(f, leaf_for<I>(args)...);
     }(std::index_sequence_for<Args...>{});
     using result = std::remove_cvref_t<decltype(y)>;
-    static_assert(scalar_result<result>,
+    static_assert(!vector_result<result>,
+                  "zg::grad / zg::value_and_grad: f returned a vector; reduce it to one "
+                  "scalar, for instance with zg::sum");
+    static_assert(scalar_result<result> || vector_result<result>,
                   "zg::grad / zg::value_and_grad: f must return one scalar expression; a vector "
                   "needs a reduction such as zg::sum, and several outputs need zg::jacobian");
     // Also for a result that is a number: the nodes f built may still have claimed a gradient.
@@ -231,10 +243,9 @@ auto sweep_mixed(F& f, const Args&... args) {
     for (std::size_t i = 0; i < N; ++i)
         target.destinations[i] = scope.sweep_destination(i);
     double value;
-    if constexpr (Expression<result>) {
-        static_assert(!vector_node<typename result::tree_type>,
-                      "zg::grad / zg::value_and_grad: f returned a vector; reduce it to one "
-                      "scalar, for instance with zg::sum");
+    if constexpr (!scalar_result<result>) {
+        value = 0; // after the messages above, nothing more to say
+    } else if constexpr (Expression<result>) {
         sweep_into(y, target);
         value = y.value();
     } else {
@@ -266,11 +277,11 @@ constexpr auto value_and_grad(F&& f, const Args&... args) {
         return;
     } else if constexpr (zg::detail::spread_array<Args...>) {
         const auto& values = std::get<0>(std::tie(args...));
-        const auto [value, gradient] = detail::sweep_scalars("zg::value_and_grad", f, values);
+        const auto [value, gradient] = detail::sweep_scalars<detail::scalar_call::grad>(f, values);
         return value_and_grad_result<gradient_t<Args...>>{value, gradient};
     } else if constexpr ((zg::detail::scalar_argument<Args> && ...)) {
         const std::array<double, sizeof...(Args)> values{static_cast<double>(args)...};
-        const auto [value, gradient] = detail::sweep_scalars("zg::value_and_grad", f, values);
+        const auto [value, gradient] = detail::sweep_scalars<detail::scalar_call::grad>(f, values);
         return value_and_grad_result<gradient_t<Args...>>{value, gradient};
     } else {
         return detail::sweep_mixed(f, args...);

@@ -27,21 +27,25 @@ constexpr auto hessian(F&& f, const Args&... args) {
     static_assert(sizeof...(Args) > 0, "zg::hessian: give f at least one argument");
     static_assert(zg::detail::spread_array<Args...> || (zg::detail::scalar_argument<Args> && ...),
                   "zg::hessian: every argument must be a number (or one std::array of doubles)");
-    const auto values = [&] {
-        if constexpr (zg::detail::spread_array<Args...>)
-            return std::get<0>(std::tie(args...));
-        else
-            return std::array<double, sizeof...(Args)>{static_cast<double>(args)...};
-    }();
-    constexpr std::size_t n = std::tuple_size_v<std::remove_cvref_t<decltype(values)>>;
-    std::array<std::array<double, n>, n> result{};
-    for (std::size_t j = 0; j < n; ++j) {
-        std::array<dual, n> seeded{};
-        for (std::size_t i = 0; i < n; ++i) seeded[i] = dual(values[i], i == j ? 1.0 : 0.0);
-        const auto column = detail::sweep_scalars("zg::hessian", f, seeded).grad;
-        for (std::size_t i = 0; i < n; ++i) result[i][j] = column[i].deriv;
+    if constexpr (zg::detail::spread_array<Args...> ||
+                  (zg::detail::scalar_argument<Args> && ...)) { // else nothing more to say
+        const auto values = [&] {
+            if constexpr (zg::detail::spread_array<Args...>)
+                return std::get<0>(std::tie(args...));
+            else
+                return std::array<double, sizeof...(Args)>{static_cast<double>(args)...};
+        }();
+        constexpr std::size_t n = std::tuple_size_v<std::remove_cvref_t<decltype(values)>>;
+        std::array<std::array<double, n>, n> result{};
+        for (std::size_t j = 0; j < n; ++j) {
+            std::array<dual, n> seeded{};
+            for (std::size_t i = 0; i < n; ++i) seeded[i] = dual(values[i], i == j ? 1.0 : 0.0);
+            const auto column =
+                detail::sweep_scalars<detail::scalar_call::hessian>(f, seeded).grad;
+            for (std::size_t i = 0; i < n; ++i) result[i][j] = column[i].deriv;
+        }
+        return result;
     }
-    return result;
 }
 
 } // namespace zg::expr

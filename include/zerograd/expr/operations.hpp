@@ -107,10 +107,17 @@ constexpr auto let(const expression<Tree, Bindings>& e) {
     // The call site's lambda type is distinct for every call site and every instantiation, so
     // it identifies the binding; naming the bound tree in the id instead would make each id of
     // a let chain contain the previous one twice, a type exponentially large to compare.
-    using id = Site;
-    using use = bound_expr<id, typename Tree::value_type>;
-    auto bindings = boost::hana::append(e.bindings, binding<id, Tree>{e.tree});
-    return expression<use, decltype(bindings)>{use{e.tree.value}, bindings};
+    static_assert(!vector_node<Tree>,
+                  "zg::let: binds a scalar expression; a vector expression is evaluated per "
+                  "element where it is used (bind a scalar, or reduce the vector first)");
+    if constexpr (vector_node<Tree>) {
+        return e; // after the message above, nothing more to say
+    } else {
+        using id = Site;
+        using use = bound_expr<id, typename Tree::value_type>;
+        auto bindings = boost::hana::append(e.bindings, binding<id, Tree>{e.tree});
+        return expression<use, decltype(bindings)>{use{e.tree.value}, bindings};
+    }
 }
 
 } // namespace zg::expr

@@ -156,7 +156,8 @@ auto value_and_grad(F&& f, const Args&... args) {
                   "zg::fwd::grad / zg::fwd::value_and_grad: f must return one scalar (a zg::dual); "
                   "use zg::jacobian for functions with several outputs");
     value_and_grad_result<gradient> out{0.0, gradient{}};
-    out.value = detail::sweep_each_leaf(f, leaves, out.grad);
+    if constexpr (detail::scalar_result<result>) // else nothing more to say
+        out.value = detail::sweep_each_leaf(f, leaves, out.grad);
     return out;
 }
 

@@ -26,12 +26,13 @@ using jacobian_type = std::vector<std::vector<double>>;
 template <class F>
 auto outputs(F& f, const std::vector<dual>& leaves) {
     auto y = std::invoke(f, std::span<const dual>(leaves));
-    using range = std::remove_cvref_t<decltype(y)>;
-    static_assert(std::ranges::sized_range<range> &&
-                      std::is_same_v<std::remove_cvref_t<std::ranges::range_value_t<range>>, dual>,
+    static_assert(zg::detail::range_of<decltype(y), dual>,
                   "zg::jacobian: f must return a std::vector<zg::dual> (the scalar it is given); "
                   "use zg::fwd::grad for a function with one output");
-    return y;
+    if constexpr (zg::detail::range_of<decltype(y), dual>)
+        return y;
+    else
+        return std::vector<dual>{}; // after the message above, nothing more to say
 }
 
 /// Column j by one forward sweep: seeds x_j, evaluates f, writes dy_i/dx_j into j's column.
@@ -118,6 +119,9 @@ std::vector<std::vector<double>> jacobian(F&& f, std::span<const double> x) {
         return fwd::jacobian(f, x);
     } else if constexpr (!forward) {
         return tape::jacobian(f, x);
+    } else if constexpr (!zg::detail::range_of<std::invoke_result_t<F&, std::span<const dual>>,
+                                               dual>) {
+        return fwd::jacobian(f, x); // for its message
     } else {
         std::vector<dual> leaves(x.begin(), x.end());
         auto result = fwd::detail::first_column(f, leaves);

@@ -119,8 +119,10 @@ auto value_and_grad(F&& f, const Args&... args) {
     const double value = [&] {
         if constexpr (std::is_same_v<result, var>)
             return y.data();
-        else
+        else if constexpr (std::is_arithmetic_v<result>)
             return static_cast<double>(y);
+        else
+            return 0.0; // after the message above, nothing more to say
     }();
     return std::apply(
         [&](const auto&... each) {

@@ -2,6 +2,7 @@
 // one recording and one reverse sweep per output (a row each).
 #pragma once
 
+#include "zerograd/core/arguments.hpp"
 #include "zerograd/tape/tape.hpp"
 #include "zerograd/tape/var.hpp"
 
@@ -34,26 +35,25 @@ std::vector<std::vector<double>> jacobian(F&& f, std::span<const double> x) {
         leaves.emplace_back(tape, xi);
 
     const auto outputs = std::invoke(f, std::span<const var>(leaves));
-    using range = std::remove_cvref_t<decltype(outputs)>;
-    static_assert(std::ranges::sized_range<range> &&
-                      std::is_same_v<std::remove_cvref_t<std::ranges::range_value_t<range>>, var>,
+    static_assert(zg::detail::range_of<decltype(outputs), var>,
                   "zg::tape::jacobian: f must return a std::vector<zg::var> (the scalar it is "
                   "given); use zg::tape::grad for a function with one output");
-
     std::vector<std::vector<double>> rows;
-    rows.reserve(std::ranges::size(outputs));
-    for (const var& y : outputs) {
-        // Leaves accumulate across sweeps; each row starts from zero. Intermediate nodes are
-        // reset by the sweep itself.
-        for (const var& leaf : leaves)
-            leaf.grad() = 0;
-        // An output that f did not record (a constant, or a variable made before the call)
-        // does not depend on x: its row stays zero.
-        if (&y.tape() == &tape && y.index() >= recording.first())
-            tape.backward(y.index(), recording.first());
-        std::vector<double>& row = rows.emplace_back(x.size());
-        for (std::size_t k = 0; k < x.size(); ++k)
-            row[k] = leaves[k].grad();
+    if constexpr (zg::detail::range_of<decltype(outputs), var>) { // else nothing more to say
+        rows.reserve(std::ranges::size(outputs));
+        for (const var& y : outputs) {
+            // Leaves accumulate across sweeps; each row starts from zero. Intermediate nodes are
+            // reset by the sweep itself.
+            for (const var& leaf : leaves)
+                leaf.grad() = 0;
+            // An output that f did not record (a constant, or a variable made before the call)
+            // does not depend on x: its row stays zero.
+            if (&y.tape() == &tape && y.index() >= recording.first())
+                tape.backward(y.index(), recording.first());
+            std::vector<double>& row = rows.emplace_back(x.size());
+            for (std::size_t k = 0; k < x.size(); ++k)
+                row[k] = leaves[k].grad();
+        }
     }
     return rows;
 }
