@@ -111,7 +111,8 @@ TEST_CASE("elementwise expressions with broadcast scalars, and mixed arguments")
     CHECK(all_close(dv, expected_dv, 1e-14));
     CHECK(all_close(dw, expected_dw, 1e-14));
     CHECK_THROWS_AS(zg::grad(f, 1.5, x, std::vector<double>{1.0}), zg::shape_error);
-    CHECK_THROWS_WITH_AS(zg::grad([](auto v, auto u) { return zg::dot(v, u); }, x, std::vector{1.0}),
+    const auto dot = [](auto v, auto u) { return zg::dot(v, u); };
+    CHECK_THROWS_WITH_AS(zg::grad(dot, x, std::vector{1.0}),
                          "zg::expr: elementwise * (or zg::dot) of vectors of sizes 4 and 1",
                          zg::shape_error);
 }
@@ -355,6 +356,21 @@ TEST_CASE("a function that builds sums but returns a number has a zero gradient"
         x);
     CHECK(value == 1.5);
     CHECK(std::get<0>(grad) == std::vector<double>(x.size(), 0.0));
+}
+
+TEST_CASE("sum(v, fn) with fn giving a number: a constant term, as in tape and forward mode") {
+    // s * (sum_k 1) + sum_k k v_k^0: ds = n, dv = 0.
+    const auto f = [](auto s, auto v) {
+        return s * zg::sum(v, [](auto) { return 1.0; }) +
+               zg::sum(v, [](auto, std::size_t k) { return double(k); });
+    };
+    for (const auto& [value, grad] :
+         {zg::value_and_grad(f, 2.0, x), zg::tape::value_and_grad(f, 2.0, x),
+          zg::fwd::value_and_grad(f, 2.0, x)}) {
+        CHECK(value == 2.0 * 4 + (0 + 1 + 2 + 3));
+        CHECK(std::get<0>(grad) == 4.0);
+        CHECK(std::get<1>(grad) == std::vector<double>(x.size(), 0.0));
+    }
 }
 
 TEST_CASE("a captured range of doubles times a scalar leaf is a vector expression") {

@@ -977,16 +977,23 @@ auto sum(const V& v, Fn fn) {
     using T = typename tree::value_type;
     using probe = preaccumulation<T, detail::leaf_set{}, tree>;
     using result = decltype(probe::call(fn, probe::argument_for(vector.tree.element(0, nullptr)), 0));
-    static_assert(Expression<result>,
-                  "zg::sum(v, fn): fn must return a scalar expression of the element");
-    static_assert(!detail::gathers_per_element<tree>::value,
-                  "zg::sum(v, fn): v holds a zg::scan, whose states cannot be mapped by fn; "
-                  "write the terms with elementwise operations, zg::sum(g(states))");
-    constexpr detail::leaf_set leaves =
-        detail::leaves_of<result>::value | detail::leaves_of<tree>::value;
-    // fn's scalar type: dual numbers over a constant vector of doubles under zg::hessian.
-    using node = mapped_sum_expr<typename result::value_type, leaves, tree>;
-    return expression<node, decltype(vector.bindings)>{node(vector.tree, fn), vector.bindings};
+    if constexpr (std::is_arithmetic_v<result>) {
+        // fn gives a number (a constant term, as tape and forward mode allow): a constant node.
+        return sum(v, [fn](const auto& element, std::size_t k) mutable {
+            return detail::constant<T>(probe::call(fn, element, k));
+        });
+    } else {
+        static_assert(Expression<result>,
+                      "zg::sum(v, fn): fn must return a scalar expression of the element");
+        static_assert(!detail::gathers_per_element<tree>::value,
+                      "zg::sum(v, fn): v holds a zg::scan, whose states cannot be mapped by fn; "
+                      "write the terms with elementwise operations, zg::sum(g(states))");
+        constexpr detail::leaf_set leaves =
+            detail::leaves_of<result>::value | detail::leaves_of<tree>::value;
+        // fn's scalar type: dual numbers over a constant vector of doubles under zg::hessian.
+        using node = mapped_sum_expr<typename result::value_type, leaves, tree>;
+        return expression<node, decltype(vector.bindings)>{node(vector.tree, fn), vector.bindings};
+    }
 }
 
 /// The product of a vector's elements.

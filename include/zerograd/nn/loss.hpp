@@ -9,6 +9,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdio>
 #include <ranges>
 #include <span>
 #include <string>
@@ -35,9 +36,12 @@ inline void check_batch(const char* loss, std::size_t outputs, std::size_t targe
 template <class R>
 double sign(const R& labels, std::size_t i) {
     const double y = static_cast<double>(labels[i]);
-    if (y != 1.0 && y != -1.0)
-        throw error("zg::nn::hinge: label " + std::to_string(y) + " of sample " +
+    if (y != 1.0 && y != -1.0) {
+        char label[32]; // as short as the label is: 0, 0.5, 2
+        std::snprintf(label, sizeof label, "%g", y);
+        throw error("zg::nn::hinge: label " + std::string(label) + " of sample " +
                     std::to_string(i) + " is not -1 or +1 (use a dataset's signs)");
+    }
     return y;
 }
 
