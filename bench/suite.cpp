@@ -688,6 +688,12 @@ const auto small_arithmetic = [](auto a, auto b, auto c, auto d) {
     return p * q + (p - q) / (2.0 + q * q) + a * b * c * d - 0.5 * (p + q) * (a - b);
 };
 
+const auto small_arithmetic_let = [](auto a, auto b, auto c, auto d) {
+    const auto p = zg::let(((a * b + c) * d - a) * (b - c * d) + 3.0 * a * a);
+    const auto q = zg::let((a + b) * (c + d) / (1.0 + a * a + b * b) - (a - d) * (b + c));
+    return p * q + (p - q) / (2.0 + q * q) + a * b * c * d - 0.5 * (p + q) * (a - b);
+};
+
 double relative_error(const std::vector<double>& a, const std::vector<double>& b) {
     double worst = 0;
     for (std::size_t i = 0; i < a.size(); ++i)
@@ -841,6 +847,7 @@ int main(int argc, char** argv) {
     for (auto& c : cases) register_case(std::move(c));
     register_small("small_expression", small_expression);
     register_small("small_arithmetic", small_arithmetic);
+    register_small("small_arithmetic_let", small_arithmetic_let);
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

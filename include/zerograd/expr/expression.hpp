@@ -8,19 +8,10 @@
 #include "zerograd/core/rules.hpp"
 #include "zerograd/core/scalar.hpp"
 
-#include <boost/hana/at.hpp>
-#include <boost/hana/concat.hpp>
-#include <boost/hana/contains.hpp>
-#include <boost/hana/filter.hpp>
-#include <boost/hana/for_each.hpp>
-#include <boost/hana/length.hpp>
-#include <boost/hana/not.hpp>
-#include <boost/hana/transform.hpp>
-#include <boost/hana/tuple.hpp>
-#include <boost/hana/type.hpp>
-
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -45,6 +36,7 @@ namespace zg::expr {
 // keeps 1,000-node trees compiling in seconds.
 inline constexpr std::size_t memberwise_copy_limit = 256; // bytes of the members copied
 inline constexpr std::size_t inline_copy_limit = 2048;
+inline constexpr std::size_t list_copy_limit = 1024; // a binding_list's, see there
 
 #define ZG_MEMBERWISE_COPY(node, ...)                                                              \
     ZG_INLINE constexpr node(const node& other) : __VA_ARGS__ {}                                   \
@@ -157,11 +149,66 @@ ZG_UNARY_FUNCTIONS(ZG_EXPR_ALIAS)
 
 // ---- Let-bindings -------------------------------------------------------------------------------
 
-/// A subexpression bound by zg::let: its tree, kept once however often it is used.
+/// A subexpression bound by zg::let: its tree, kept once however often it is used, and the
+/// number of the let call that made it (0 in constant evaluation), which tells copies of one
+/// binding from another binding made at the same call site without comparing their trees.
 template <class Id, class Tree>
 struct binding {
     using id = Id;
     Tree tree;
+    std::uint64_t serial;
+
+    ZG_INLINE constexpr binding(const Tree& tree, std::uint64_t serial)
+        : tree(tree), serial(serial) {}
+    // Every expression that uses the binding carries a copy: inline, as the nodes' (see above).
+    ZG_INLINE constexpr binding(const binding& other) requires(sizeof(Tree) <= inline_copy_limit)
+        : tree(other.tree), serial(other.serial) {}
+    constexpr binding(const binding&) requires(sizeof(Tree) > inline_copy_limit) = default;
+    constexpr binding& operator=(const binding&) = default;
+};
+
+/// The let-bindings an expression carries, each once, ordered so that a binding comes after
+/// every binding it uses: a struct deriving from each (their ids differ). Not a hana::tuple:
+/// every operation copies its operands' bindings, and g++ called hana's element copies out of
+/// line, which made a 40-operation expression with two lets 7 times slower than without them.
+template <class... B>
+struct binding_list : B... {
+    static constexpr std::size_t bytes = (sizeof(B) + ... + 0);
+
+    constexpr binding_list() = default; // the empty list
+
+    // Built from two sources that hold every B between them (a list and a binding to append,
+    // or two lists to merge), and copied, inline up to list_copy_limit bytes as the nodes'
+    // copies are; above it, g++'s choice: with every list forced inline, the chain of 60 lets
+    // in test/expr/let.cpp took three times as long to compile.
+    template <class L, class R>
+    ZG_INLINE constexpr binding_list(const L& l, const R& r) requires(bytes <= list_copy_limit)
+        : B(pick<B>(l, r))... {}
+    template <class L, class R>
+    constexpr binding_list(const L& l, const R& r) requires(bytes > list_copy_limit)
+        : B(pick<B>(l, r))... {}
+    ZG_INLINE constexpr binding_list(const binding_list& other) requires(bytes <= list_copy_limit)
+        : B(static_cast<const B&>(other))... {}
+    constexpr binding_list(const binding_list& other) requires(bytes > list_copy_limit)
+        : B(static_cast<const B&>(other))... {}
+    constexpr binding_list& operator=(const binding_list&) = default;
+
+private:
+    /// l's binding B if l holds one, else r's.
+    template <class Binding, class L, class R>
+    ZG_INLINE static constexpr const Binding& pick(const L& l, const R& r) {
+        if constexpr (std::is_base_of_v<Binding, L>)
+            return l;
+        else
+            return r;
+    }
+
+public:
+    /// Binding I.
+    template <std::size_t I>
+    ZG_INLINE constexpr const auto& at() const {
+        return static_cast<const std::tuple_element_t<I, std::tuple<B...>>&>(*this);
+    }
 };
 
 // ---- The expression ----------------------------------------------------------------------------
@@ -173,7 +220,7 @@ struct binding {
 ///     auto f = [](auto x, auto y) { return x * y + sin(x); };
 ///     // f on expression leaves returns
 ///     // expression<binary_expr<add_op, binary_expr<mul_op, leaf 0, leaf 1>, sin_expr<leaf 0>>>
-template <class Tree, class Bindings = boost::hana::tuple<>>
+template <class Tree, class Bindings = binding_list<>>
 struct expression {
     using tree_type = Tree;
     using value_type = typename Tree::value_type;
@@ -220,8 +267,28 @@ constexpr bool same_data(const Node& a, const Node& b) {
 }
 
 template <class Bindings>
-inline constexpr std::size_t binding_count =
-    decltype(boost::hana::length(std::declval<const Bindings&>()))::value;
+inline constexpr std::size_t binding_count = 0;
+template <class... B>
+inline constexpr std::size_t binding_count<binding_list<B...>> = sizeof...(B);
+
+/// Numbers this thread's let calls (see binding).
+inline std::uint64_t next_let_serial() {
+    thread_local std::uint64_t count = 0;
+    return ++count;
+}
+
+/// Whether two bindings of one call site hold the same data; out of line, as two let calls at
+/// one call site in one expression are rare.
+template <class Tree>
+[[gnu::cold, gnu::noinline]] constexpr bool same_trees(const Tree& a, const Tree& b) {
+    return same_data(a, b);
+}
+
+/// Whether two bindings of one call site are copies of one binding, or hold the same data.
+template <class B>
+constexpr bool same_binding(const B& a, const B& b) {
+    return (a.serial == b.serial && a.serial != 0) || same_trees(a.tree, b.tree);
+}
 
 [[noreturn, gnu::cold]] inline void throw_clashing_let() {
     throw error("zg::let: two different subexpressions were bound at the same call site (a helper "
@@ -237,47 +304,41 @@ inline constexpr std::size_t index_of_id = [] {
     return i; // sizeof...(Bindings) when absent
 }();
 
+/// binding_list<A..., the B not among A...>.
+template <class List, class... B>
+struct with_fresh {
+    using type = List;
+};
+template <class... A, class First, class... B>
+struct with_fresh<binding_list<A...>, First, B...>
+    : with_fresh<std::conditional_t<(std::is_same_v<A, First> || ...), binding_list<A...>,
+                                    binding_list<A..., First>>,
+                 B...> {};
+
 /// The bindings of a and b, each once: a's, then b's that a lacks, which keeps every binding
-/// after the ones it uses. A binding both carry must hold the same data in both. Linear in the
-/// number of bindings (pack expansions, no nested searches), so long let chains compile fast.
+/// after the ones it uses. A binding both carry (one call site gives one type) must hold the
+/// same data in both. Bindings are found by type, by pack expansions, not by position.
 template <class... A, class... B>
-ZG_INLINE constexpr auto merge_bindings(const boost::hana::tuple<A...>& a,
-                              const boost::hana::tuple<B...>& b) {
-    namespace hana = boost::hana;
-    if constexpr (sizeof...(B) == 0) {
+ZG_INLINE constexpr auto merge_bindings(const binding_list<A...>& a, const binding_list<B...>& b) {
+    using merged = typename with_fresh<binding_list<A...>, B...>::type;
+    const bool consistent = ([&] {
+        if constexpr (std::is_base_of_v<B, binding_list<A...>>)
+            return same_binding(static_cast<const B&>(a), static_cast<const B&>(b));
+        else
+            return true;
+    }() && ... && true);
+    if (!consistent) throw_clashing_let();
+    if constexpr (std::is_same_v<merged, binding_list<A...>>)
         return a;
-    } else if constexpr (sizeof...(A) == 0) {
-        return b;
-    } else {
-        constexpr std::size_t where[] = {index_of_id<typename B::id, A...>...};
-        [&]<std::size_t... J>(std::index_sequence<J...>) {
-            const bool consistent = ([&] {
-                if constexpr (where[J] < sizeof...(A))
-                    return same_data(hana::at_c<where[J]>(a).tree, hana::at_c<J>(b).tree);
-                else
-                    return true;
-            }() && ...);
-            if (!consistent) throw_clashing_let();
-        }(std::index_sequence_for<B...>{});
-        if constexpr (std::is_same_v<hana::tuple<A...>, hana::tuple<B...>>) {
-            return a;
-        } else {
-            constexpr std::size_t count =
-                (std::size_t{index_of_id<typename B::id, A...> == sizeof...(A)} + ...);
-            constexpr auto fresh = [&] {
-                std::array<std::size_t, count> picked{};
-                std::size_t k = 0;
-                for (std::size_t j = 0; j < sizeof...(B); ++j)
-                    if (where[j] == sizeof...(A)) picked[k++] = j;
-                return picked;
-            }();
-            return [&]<std::size_t... I, std::size_t... K>(std::index_sequence<I...>,
-                                                           std::index_sequence<K...>) {
-                return hana::tuple<A..., std::remove_cvref_t<decltype(hana::at_c<fresh[K]>(b))>...>{
-                    hana::at_c<I>(a)..., hana::at_c<fresh[K]>(b)...};
-            }(std::index_sequence_for<A...>{}, std::make_index_sequence<count>{});
-        }
-    }
+    else
+        return merged(a, b);
+}
+
+/// The bindings of `list` and then `last`.
+template <class... B, class Last>
+ZG_INLINE constexpr binding_list<B..., Last> append(const binding_list<B...>& list,
+                                                    const Last& last) {
+    return binding_list<B..., Last>(list, last);
 }
 
 /// Wraps a plain number as a constant of the expression's scalar type.

@@ -6,7 +6,6 @@
 #include "zerograd/core/rules.hpp"
 #include "zerograd/expr/expression.hpp"
 
-#include <boost/hana/append.hpp>
 
 #include <compare>
 #include <concepts>
@@ -115,7 +114,9 @@ constexpr auto let(const expression<Tree, Bindings>& e) {
     } else {
         using id = Site;
         using use = bound_expr<id, typename Tree::value_type>;
-        auto bindings = boost::hana::append(e.bindings, binding<id, Tree>{e.tree});
+        std::uint64_t serial = 0; // not `const`: its initializer would be constant-evaluated
+        if (!std::is_constant_evaluated()) serial = detail::next_let_serial();
+        auto bindings = detail::append(e.bindings, binding<id, Tree>(e.tree, serial));
         return expression<use, decltype(bindings)>{use{e.tree.value}, bindings};
     }
 }

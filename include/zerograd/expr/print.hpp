@@ -7,7 +7,6 @@
 #include "zerograd/expr/sweep.hpp"
 #include "zerograd/expr/vector.hpp"
 
-#include <boost/hana/at.hpp>
 #include <boost/hana/for_each.hpp>
 #include <boost/hana/range.hpp>
 
@@ -142,7 +141,7 @@ tree_printer<Bindings> print_tree(const expression<Tree, Bindings>& e,
         // Latest binding first, as the sweep goes: each has gathered its uses' adjoints by then.
         hana::for_each(hana::make_range(hana::size_c<0>, hana::size_c<count>), [&](auto i) {
             constexpr std::size_t k = count - 1 - decltype(i)::value;
-            const std::size_t at = printer.visit(hana::at_c<k>(e.bindings).tree,
+            const std::size_t at = printer.visit(e.bindings.template at<k>().tree,
                                                  printer.binding_adjoints[k]);
             printer.nodes[at].label = "let " + std::to_string(k) + " = " + printer.nodes[at].label;
             roots.push_back(at);

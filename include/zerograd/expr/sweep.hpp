@@ -7,10 +7,10 @@
 #include "zerograd/core/scalar.hpp"
 #include "zerograd/expr/expression.hpp"
 
-#include <boost/hana/at.hpp>
-#include <boost/hana/length.hpp>
+#include <boost/hana/for_each.hpp>
 #include <boost/hana/range.hpp>
 #include <boost/hana/reverse.hpp>
+#include <boost/hana/tuple.hpp>
 
 #include <array>
 #include <cstddef>
@@ -46,13 +46,8 @@ struct adjoint_sink {
 template <class Id, class Bindings>
 struct binding_index;
 template <class Id, class... B>
-struct binding_index<Id, boost::hana::tuple<B...>> {
-    static constexpr std::size_t value = [] {
-        constexpr bool matches[] = {std::is_same_v<Id, typename B::id>...};
-        std::size_t i = 0;
-        while (!matches[i]) ++i;
-        return i;
-    }();
+struct binding_index<Id, binding_list<B...>> {
+    static constexpr std::size_t value = index_of_id<Id, B...>;
 };
 
 // Where the recursion ends: leaves, constants and uses of let-bindings.
@@ -160,8 +155,9 @@ ZG_INLINE constexpr void sweep_into(const expression<Tree, Bindings>& e, Target&
         hana::for_each(hana::reverse(hana::to_tuple(hana::make_range(hana::size_c<0>,
                                                                      hana::size_c<count>))),
                        [&](auto i) {
-                           detail::backward_binding<Bindings>(hana::at(e.bindings, i).tree,
-                                                              sink.binding_adjoints[i], sink);
+                           detail::backward_binding<Bindings>(
+                               e.bindings.template at<decltype(i)::value>().tree,
+                               sink.binding_adjoints[i], sink);
                        });
     }
 }

@@ -574,7 +574,7 @@ constexpr bool needs_scratch() {
         return true;
     else if constexpr (requires { Node::tree; Node::bindings; })
         return needs_scratch<decltype(Node::tree)>() ||
-               []<class... B>(boost::hana::tuple<B...>*) {
+               []<class... B>(binding_list<B...>*) {
                    return (needs_scratch<decltype(B::tree)>() || ... || false);
                }(static_cast<decltype(Node::bindings)*>(nullptr));
     else if constexpr (requires { Node::l; Node::r; })
@@ -587,7 +587,7 @@ constexpr bool needs_scratch() {
         return false;
 }
 template <class Tree, class... B>
-struct leaves_of<expression<Tree, boost::hana::tuple<B...>>> {
+struct leaves_of<expression<Tree, binding_list<B...>>> {
     static constexpr leaf_set value =
         (leaves_of<Tree>::value | ... | leaves_of<decltype(B::tree)>::value);
 };
