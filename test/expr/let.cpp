@@ -7,6 +7,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <optional>
+#include <thread>
 
 namespace {
 template <int N>
@@ -57,4 +59,13 @@ TEST_CASE("one helper binding two different subexpressions is an error, not a wr
     CHECK_THROWS_WITH_AS(zg::grad(clash, 1.0), doctest::Contains("same call site"), zg::error);
     const auto same = [](auto x) { return bound_scaled(x, 2.0) * bound_scaled(x, 2.0); };
     CHECK(zg::grad(same, 1.5)[0] == 2 * 4 * 1.5);
+    // Built on two threads, each its first let: the bindings' call numbers must still differ.
+    const auto across_threads = [](auto x) {
+        std::optional<decltype(bound_scaled(x, 1.0))> a, b;
+        std::thread([&] { a.emplace(bound_scaled(x, 2.0)); }).join();
+        std::thread([&] { b.emplace(bound_scaled(x, 3.0)); }).join();
+        return *a * *b;
+    };
+    CHECK_THROWS_WITH_AS(zg::grad(across_threads, 1.0), doctest::Contains("same call site"),
+                         zg::error);
 }

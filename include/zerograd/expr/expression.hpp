@@ -9,6 +9,7 @@
 #include "zerograd/core/scalar.hpp"
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <tuple>
@@ -271,10 +272,16 @@ inline constexpr std::size_t binding_count = 0;
 template <class... B>
 inline constexpr std::size_t binding_count<binding_list<B...>> = sizeof...(B);
 
-/// Numbers this thread's let calls (see binding).
+/// Numbers let calls (see binding), never 0 and never twice, also across threads: each thread
+/// counts within blocks of 2^32 numbers it takes from one atomic counter.
 inline std::uint64_t next_let_serial() {
-    thread_local std::uint64_t count = 0;
-    return ++count;
+    static std::atomic<std::uint64_t> blocks{0};
+    thread_local std::uint64_t next = 0, end = 0;
+    if (next == end) [[unlikely]] {
+        next = blocks.fetch_add(1, std::memory_order_relaxed) << 32;
+        end = next + (std::uint64_t(1) << 32);
+    }
+    return ++next;
 }
 
 /// Whether two bindings of one call site hold the same data; out of line, as two let calls at

@@ -49,7 +49,10 @@ template <scalar_call Call, class T, std::size_t N, class F>
 constexpr scalar_sweep<T, N> sweep_scalars_in_scope(F& f, const std::array<T, N>& values) {
     const auto y = call_on_leaves(f, values, std::make_index_sequence<N>{});
     using result = std::remove_cvref_t<decltype(y)>;
-    static_assert(Call != scalar_call::grad || scalar_result<result>,
+    static_assert(Call != scalar_call::grad || !vector_result<result>,
+                  "zg::grad / zg::value_and_grad: f returned a vector; reduce it to one "
+                  "scalar, for instance with zg::sum");
+    static_assert(Call != scalar_call::grad || scalar_result<result> || vector_result<result>,
                   "zg::grad / zg::value_and_grad: f must return one scalar expression; a vector "
                   "needs a reduction such as zg::sum, and several outputs need zg::jacobian");
     static_assert(Call != scalar_call::hessian || scalar_result<result>,

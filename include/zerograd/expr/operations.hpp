@@ -6,7 +6,6 @@
 #include "zerograd/core/rules.hpp"
 #include "zerograd/expr/expression.hpp"
 
-
 #include <compare>
 #include <concepts>
 #include <type_traits>

@@ -48,6 +48,7 @@ struct binding_index;
 template <class Id, class... B>
 struct binding_index<Id, binding_list<B...>> {
     static constexpr std::size_t value = index_of_id<Id, B...>;
+    static_assert(value < sizeof...(B), "zg::let: a use of a binding the expression lacks");
 };
 
 // Where the recursion ends: leaves, constants and uses of let-bindings.

@@ -463,7 +463,8 @@ struct prod_expr {
                 suffix *= e;
                 return zg::detail::chain(adjoint, partial);
             });
-    }};
+    }
+};
 
 namespace detail {
 

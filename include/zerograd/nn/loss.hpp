@@ -7,9 +7,9 @@
 #include "zerograd/tape/var.hpp"
 #include "zerograd/tensor.hpp"
 
+#include <charconv>
 #include <concepts>
 #include <cstddef>
-#include <cstdio>
 #include <ranges>
 #include <span>
 #include <string>
@@ -37,9 +37,9 @@ template <class R>
 double sign(const R& labels, std::size_t i) {
     const double y = static_cast<double>(labels[i]);
     if (y != 1.0 && y != -1.0) {
-        char label[32]; // as short as the label is: 0, 0.5, 2
-        std::snprintf(label, sizeof label, "%g", y);
-        throw error("zg::nn::hinge: label " + std::string(label) + " of sample " +
+        char label[32]; // the shortest text that reads back as y: 0, 0.5, 1.0000001
+        const auto written = std::to_chars(label, label + sizeof label, y);
+        throw error("zg::nn::hinge: label " + std::string(label, written.ptr) + " of sample " +
                     std::to_string(i) + " is not -1 or +1 (use a dataset's signs)");
     }
     return y;
