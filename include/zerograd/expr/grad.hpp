@@ -38,6 +38,20 @@ concept scalar_result = std::is_arithmetic_v<R> || (Expression<R> && !vector_res
 /// Which call a sweep of scalar leaves serves, for its compile-time messages.
 enum class scalar_call { grad, hessian };
 
+/// The messages for a result R of f that is not one scalar, naming the call.
+template <scalar_call Call, class R>
+constexpr void check_result() {
+    static_assert(Call != scalar_call::grad || !vector_result<R>,
+                  "zg::grad / zg::value_and_grad: f returned a vector; reduce it to one "
+                  "scalar, for instance with zg::sum");
+    static_assert(Call != scalar_call::grad || scalar_result<R> || vector_result<R>,
+                  "zg::grad / zg::value_and_grad: f must return one scalar expression; a vector "
+                  "needs a reduction such as zg::sum, and several outputs need zg::jacobian");
+    static_assert(Call != scalar_call::hessian || scalar_result<R>,
+                  "zg::hessian: f must return one scalar expression; a vector needs a reduction "
+                  "such as zg::sum");
+}
+
 /// A value and the adjoints of N scalar leaves, of any scalar type T (a dual for Hessians).
 template <class T, std::size_t N>
 struct scalar_sweep {
@@ -49,15 +63,7 @@ template <scalar_call Call, class T, std::size_t N, class F>
 constexpr scalar_sweep<T, N> sweep_scalars_in_scope(F& f, const std::array<T, N>& values) {
     const auto y = call_on_leaves(f, values, std::make_index_sequence<N>{});
     using result = std::remove_cvref_t<decltype(y)>;
-    static_assert(Call != scalar_call::grad || !vector_result<result>,
-                  "zg::grad / zg::value_and_grad: f returned a vector; reduce it to one "
-                  "scalar, for instance with zg::sum");
-    static_assert(Call != scalar_call::grad || scalar_result<result> || vector_result<result>,
-                  "zg::grad / zg::value_and_grad: f must return one scalar expression; a vector "
-                  "needs a reduction such as zg::sum, and several outputs need zg::jacobian");
-    static_assert(Call != scalar_call::hessian || scalar_result<result>,
-                  "zg::hessian: f must return one scalar expression; a vector needs a reduction "
-                  "such as zg::sum");
+    check_result<Call, result>();
     std::array<T, N> gradient{};
     if constexpr (!scalar_result<result>) {
         return {}; // after the message above, nothing more to say
@@ -235,12 +241,7 @@ auto sweep_mixed(F& f, const Args&... args) {
         return std::invoke(f, leaf_for<I>(args)...);
     }(std::index_sequence_for<Args...>{});
     using result = std::remove_cvref_t<decltype(y)>;
-    static_assert(!vector_result<result>,
-                  "zg::grad / zg::value_and_grad: f returned a vector; reduce it to one "
-                  "scalar, for instance with zg::sum");
-    static_assert(scalar_result<result> || vector_result<result>,
-                  "zg::grad / zg::value_and_grad: f must return one scalar expression; a vector "
-                  "needs a reduction such as zg::sum, and several outputs need zg::jacobian");
+    check_result<scalar_call::grad, result>();
     // Also for a result that is a number: the nodes f built may still have claimed a gradient.
     call_target<gradient_t<Args...>, N> target{gradient, {}};
     for (std::size_t i = 0; i < N; ++i)
