@@ -208,6 +208,8 @@ struct pown_op {
     static constexpr op_id id = op_id::pown;
     static constexpr std::string_view name = "pow";
 
+    friend constexpr bool operator==(const pown_op&, const pown_op&) = default;
+
     /// The rule for an exponent of any integer type; an unsigned one beyond the int64 range is
     /// refused rather than wrapped.
     template <std::integral I>

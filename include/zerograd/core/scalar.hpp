@@ -41,6 +41,18 @@ ZG_INLINE constexpr T chain(const T& outer, const T& partial) {
     return is_zero(outer) || is_zero(partial) ? T(0) : outer * partial;
 }
 
+/// Whether x and y have the same bits in every part (a dual's derivative too). By bits, not by
+/// `==`, which the compiler cannot fold for a number compared with itself (NaN != NaN).
+template <class T>
+constexpr bool identical(const T& x, const T& y) {
+    if constexpr (carries_derivative<T>)
+        return identical(x.value, y.value) && identical(x.deriv, y.deriv);
+    else if constexpr (std::is_same_v<T, double>)
+        return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y);
+    else
+        return x == y;
+}
+
 /// Whether x is finite in every part.
 template <class T>
 constexpr bool is_finite(const T& x) {

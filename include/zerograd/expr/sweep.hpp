@@ -34,12 +34,291 @@ struct gradient_target {
     }
 };
 
-/// A sweep in progress: the leaves' target, and a slot per let-binding for the adjoint its uses
-/// gather, swept once after everything that uses it.
-template <class Target, class T, std::size_t Bindings>
+// ---- Repeated subtrees --------------------------------------------------------------------------
+// A lambda that names an intermediate and uses it again (`auto p = a * b + c; return p * q + p;`)
+// copies p's tree into each use. Their forward values are the same computation, which the
+// compiler computes once, but each copy's adjoint would be swept down its own copy: what a
+// hand-written adjoint does once, after adding up the uses. So the sweep adds up the adjoints of
+// a repeated subtree's copies and sweeps it once, as for a let-binding, when the copies hold the
+// same constants and operands (compared as the sweep begins; literal constants compare at
+// compile time). Found by type, in trees of up to shared_search_limit nodes, as the search is
+// quadratic in compile time.
+
+inline constexpr std::size_t shared_search_limit = 128;
+
+template <class... T>
+struct type_list {};
+
+template <class... Lists>
+struct concat {
+    using type = type_list<>;
+};
+template <class... A>
+struct concat<type_list<A...>> {
+    using type = type_list<A...>;
+};
+template <class... A, class... B, class... Rest>
+struct concat<type_list<A...>, type_list<B...>, Rest...>
+    : concat<type_list<A..., B...>, Rest...> {};
+
+template <class Node>
+inline constexpr bool is_operation = false;
+template <class Op, class A>
+inline constexpr bool is_operation<unary_expr<Op, A>> = true;
+template <class Op, class L, class R>
+inline constexpr bool is_operation<binary_expr<Op, L, R>> = true;
+
+/// Nodes whose data say all about them: the ends of a scalar tree.
+template <class Node>
+inline constexpr bool comparable_end = false;
+template <std::size_t I, class T>
+inline constexpr bool comparable_end<leaf_expr<I, T>> = true;
+template <class T>
+inline constexpr bool comparable_end<constant_expr<T>> = true;
+template <std::size_t I, class T>
+inline constexpr bool comparable_end<element_expr<I, T>> = true;
+template <class Id, class T>
+inline constexpr bool comparable_end<bound_expr<Id, T>> = true;
+template <class T>
+inline constexpr bool comparable_end<slot_expr<T>> = true;
+template <class T>
+inline constexpr bool comparable_end<gathered_expr<T>> = true;
+
+template <class Op>
+concept comparable_op = std::is_empty_v<Op> || requires(const Op& op) {
+    { op == op } -> std::convertible_to<bool>;
+};
+
+/// Whether two copies of Node can be compared: operations down to ends, no vector reduction.
+template <class Node>
+inline constexpr bool shareable = false;
+template <class Op, class A>
+inline constexpr bool shareable<unary_expr<Op, A>> =
+    comparable_op<Op> && (comparable_end<A> || shareable<A>);
+template <class Op, class L, class R>
+inline constexpr bool shareable<binary_expr<Op, L, R>> =
+    comparable_op<Op> && (comparable_end<L> || shareable<L>) && (comparable_end<R> || shareable<R>);
+
+template <class Node>
+inline constexpr std::size_t operation_count = 0;
+template <class Op, class A>
+inline constexpr std::size_t operation_count<unary_expr<Op, A>> = 1 + operation_count<A>;
+template <class Op, class L, class R>
+inline constexpr std::size_t operation_count<binary_expr<Op, L, R>> =
+    1 + operation_count<L> + operation_count<R>;
+
+/// Where a node sits in a tree: from the root, 0 for an operation's first operand, 1 for its
+/// second.
+template <int... Steps>
+struct path {};
+
+/// The node at path<Steps...> in tree.
+template <int... Steps>
+struct at_path;
+template <>
+struct at_path<> {
+    ZG_INLINE static constexpr const auto& in(const auto& tree) { return tree; }
+};
+template <int First, int... Rest>
+struct at_path<First, Rest...> {
+    ZG_INLINE static constexpr const auto& in(const auto& tree) {
+        if constexpr (First == 1)
+            return at_path<Rest...>::in(tree.r);
+        else if constexpr (requires { tree.l; })
+            return at_path<Rest...>::in(tree.l);
+        else
+            return at_path<Rest...>::in(tree.a);
+    }
+};
+template <class Path>
+struct node_at;
+template <int... Steps>
+struct node_at<path<Steps...>> : at_path<Steps...> {};
+
+template <class Path, int Step>
+struct then;
+template <int... Steps, int Step>
+struct then<path<Steps...>, Step> {
+    using type = path<Steps..., Step>;
+};
+
+/// A shareable node met in the sweep, whether the adjoint reaching it may be infinite (Strong,
+/// as in backward), the operation it is an operand of, and where it is.
+template <class Node, bool Strong, class Parent, class Path>
+struct use {};
+
+/// The uses in a tree's sweep, children before parents.
+template <class Node, bool Strong, class Parent = void, class Path = path<>>
+struct uses_of {
+    using type = type_list<>;
+};
+template <class Node, bool Strong, class Parent, class Path>
+using self_use = std::conditional_t<shareable<Node>, type_list<use<Node, Strong, Parent, Path>>,
+                                    type_list<>>;
+template <class Op, class A, bool Strong, class Parent, class Path>
+struct uses_of<unary_expr<Op, A>, Strong, Parent, Path> {
+    using node = unary_expr<Op, A>;
+    using type = typename concat<typename uses_of<A, Strong || unbounded_partials<Op>, node,
+                                                  typename then<Path, 0>::type>::type,
+                                 self_use<node, Strong, Parent, Path>>::type;
+};
+template <class Op, class L, class R, bool Strong, class Parent, class Path>
+struct uses_of<binary_expr<Op, L, R>, Strong, Parent, Path> {
+    using node = binary_expr<Op, L, R>;
+    static constexpr bool below = Strong || unbounded_partials<Op>;
+    using type = typename concat<
+        typename uses_of<L, below, node, typename then<Path, 0>::type>::type,
+        typename uses_of<R, below, node, typename then<Path, 1>::type>::type,
+        self_use<node, Strong, Parent, Path>>::type;
+};
+
+template <class X, class... N>
+inline constexpr std::size_t index_in = [] {
+    constexpr bool matches[] = {std::is_same_v<X, N>..., true};
+    std::size_t i = 0;
+    while (!matches[i]) ++i;
+    return i; // sizeof...(N) when absent
+}();
+
+/// Whether copies of Node may differ: it holds constants, elements or operations with data.
+template <class Node>
+inline constexpr bool has_data = true; // constants, elements, slots
+template <std::size_t I, class T>
+inline constexpr bool has_data<leaf_expr<I, T>> = false;
+template <class Id, class T>
+inline constexpr bool has_data<bound_expr<Id, T>> = false;
+template <class Op, class A>
+inline constexpr bool has_data<unary_expr<Op, A>> = !std::is_empty_v<Op> || has_data<A>;
+template <class Op, class L, class R>
+inline constexpr bool has_data<binary_expr<Op, L, R>> =
+    !std::is_empty_v<Op> || has_data<L> || has_data<R>;
+
+/// A node to share: its type, where its first copy is, whether an infinite adjoint may reach
+/// one of its uses, and whether its copies must be compared.
+template <class Node, class First, bool Strong>
+struct shared_node {
+    using node = Node;
+    using first = First;
+    static constexpr bool strong = Strong;
+    static constexpr bool compared = has_data<Node>;
+};
+
+/// The nodes to share, in the order met (a node's repeated parts before it), with whether the
+/// copies of each hold the same data and the adjoints they gather.
+template <class... S>
+struct sharing {
+    static constexpr std::size_t count = sizeof...(S);
+    template <class X>
+    static constexpr std::size_t index = index_in<X, typename S::node...>;
+
+    static constexpr bool compared = (S::compared || ... || false);
+    template <std::size_t K>
+    static constexpr auto at_index() {
+        return std::tuple_element_t<K, std::tuple<S...>>{};
+    }
+};
+using no_sharing = sharing<>;
+
+template <class List>
+struct sharing_of_list;
+template <class... S>
+struct sharing_of_list<type_list<S...>> {
+    using type = sharing<S...>;
+};
+template <class List>
+using sharing_of = typename sharing_of_list<List>::type;
+
+template <class Uses>
+struct sharing_from;
+template <class... Node, bool... Strong, class... Parent, class... Path>
+struct sharing_from<type_list<use<Node, Strong, Parent, Path>...>> {
+    template <class X>
+    static constexpr std::size_t uses = (std::size_t(std::is_same_v<X, Node>) + ... + 0);
+    template <class X>
+    static constexpr bool strong = ((std::is_same_v<X, Node> && Strong) || ... || false);
+    // X is swept once anyway when it is the one operand of type X of a shared node: every use
+    // of X has one parent type, repeated as often.
+    template <class X, class P>
+    static constexpr bool inside_shared =
+        ((!std::is_same_v<X, Node> || std::is_same_v<P, Parent>) && ...) && uses<P> == uses<X>;
+    // One operation whose copies must be compared (2 * x and 3 * x) saves too little to risk
+    // the sweep of copies that differ.
+    template <class X, std::size_t I, class P>
+    static constexpr bool shared = uses<X> >= 2 && index_in<X, Node...> == I &&
+                                   !inside_shared<X, P> &&
+                                   (operation_count<X> > 1 || !has_data<X>);
+
+    template <std::size_t... I>
+    static auto pick(std::index_sequence<I...>)
+        -> sharing_of<typename concat<std::conditional_t<
+            shared<Node, I, Parent>, type_list<shared_node<Node, Path, strong<Node>>>,
+            type_list<>>...>::type>;
+    using type = decltype(pick(std::index_sequence_for<Node...>{}));
+};
+
+/// The subtrees a sweep of Tree shares (none in a large tree, which is not searched).
+template <class Tree, bool Search = (operation_count<Tree> <= shared_search_limit)>
+struct sharing_search {
+    using type = no_sharing;
+};
+template <class Tree>
+struct sharing_search<Tree, true> : sharing_from<typename uses_of<Tree, false>::type> {};
+template <class Tree>
+using sharing_for = typename sharing_search<Tree>::type;
+
+/// Whether two copies of a subtree compute the same: the same constants and operands.
+template <class Node>
+ZG_INLINE constexpr bool same_inputs(const Node& a, const Node& b) {
+    if constexpr (is_operation<Node>) {
+        bool same = true;
+        if constexpr (!std::is_empty_v<decltype(a.op)>) same = a.op == b.op;
+        if constexpr (requires { a.l; })
+            return same && same_inputs(a.l, b.l) && same_inputs(a.r, b.r);
+        else
+            return same && same_inputs(a.a, b.a);
+    } else if constexpr (is_constant<Node>::value) {
+        return zg::detail::identical(a.value, b.value);
+    } else if constexpr (requires { a.index; }) {
+        return a.index == b.index;
+    } else if constexpr (requires { a.adjoint; }) {
+        return a.adjoint == b.adjoint;
+    } else {
+        return true; // a leaf, a let-binding's use: its type says which
+    }
+}
+
+/// Whether each copy of a shared node below `node`, at Path in `tree`, holds the same data as
+/// the first copy.
+template <class Shared, class Path = path<>, class Tree>
+ZG_INLINE constexpr bool same_copies(const Tree& tree, const auto& node) {
+    using Node = std::remove_cvref_t<decltype(node)>;
+    if constexpr (is_operation<Node>) {
+        bool same = true;
+        if constexpr (constexpr std::size_t k = Shared::template index<Node>; k < Shared::count) {
+            using shared = decltype(Shared::template at_index<k>());
+            if constexpr (shared::compared && !std::is_same_v<typename shared::first, Path>)
+                same = same_inputs(node_at<typename shared::first>::in(tree), node);
+        }
+        // Without branches (&=): the copies are alike in all but rare cases.
+        if constexpr (requires { node.l; }) {
+            same &= same_copies<Shared, typename then<Path, 0>::type>(tree, node.l);
+            same &= same_copies<Shared, typename then<Path, 1>::type>(tree, node.r);
+        } else {
+            same &= same_copies<Shared, typename then<Path, 0>::type>(tree, node.a);
+        }
+        return same;
+    } else {
+        return true;
+    }
+}
+
+/// A sweep in progress: the leaves' target, a slot per let-binding for the adjoint its uses
+/// gather, swept once after everything that uses it, and the same for repeated subtrees.
+template <class Target, class T, std::size_t Bindings, std::size_t Shared = 0>
 struct adjoint_sink {
     Target& target;
-    std::array<T, Bindings> binding_adjoints{};
+    [[no_unique_address]] std::array<T, Bindings> binding_adjoints{};
+    [[no_unique_address]] std::array<T, Shared> shared_adjoints{};
 };
 
 /// The position of binding Id among the bindings, at compile time.
@@ -90,25 +369,31 @@ ZG_INLINE constexpr T times(const T& adjoint, const T& partial) {
 /// Adds `adjoint` times each local partial into the node's operands, recursively. Strong: the
 /// node is below an operation whose partials may be infinite (zg::unbounded_partials), so the
 /// adjoint may be infinite and a zero partial must still give zero; elsewhere a plain product
-/// gives the same.
-template <class Bindings, bool Strong = false, class Sink, class T>
+/// gives the same. A node of Shared only gathers its adjoint, unless Gathered: the sweep of the
+/// sum gathered from all its uses.
+template <class Bindings, bool Strong = false, class Shared = no_sharing, bool Gathered = false,
+          class Sink, class T>
 ZG_INLINE constexpr void backward(const auto& node, const T& adjoint, Sink& sink) {
-    if constexpr (requires { node.l; }) {
+    using Node = std::remove_cvref_t<decltype(node)>;
+    if constexpr (constexpr std::size_t k = Shared::template index<Node>;
+                  !Gathered && k < Shared::count) {
+        sink.shared_adjoints[k] += adjoint; // swept once, with every use's adjoint
+    } else if constexpr (requires { node.l; }) {
         constexpr bool strong =
             Strong || unbounded_partials<std::remove_cvref_t<decltype(node.op)>>;
         // A constant side needs no partial: for pow(x, 2.5) that saves a log.
         if constexpr (!is_constant<decltype(node.l)>::value)
-            backward<Bindings, strong>(
+            backward<Bindings, strong, Shared>(
                 node.l, times<strong>(adjoint, node.op.dl(node.l.value, node.r.value, node.value)),
                 sink);
         if constexpr (!is_constant<decltype(node.r)>::value)
-            backward<Bindings, strong>(
+            backward<Bindings, strong, Shared>(
                 node.r, times<strong>(adjoint, node.op.dr(node.l.value, node.r.value, node.value)),
                 sink);
     } else if constexpr (requires { node.a; }) {
         constexpr bool strong =
             Strong || unbounded_partials<std::remove_cvref_t<decltype(node.op)>>;
-        backward<Bindings, strong>(
+        backward<Bindings, strong, Shared>(
             node.a, times<strong>(adjoint, node.op.dx(node.a.value, node.value)), sink);
     } else if constexpr (requires { node.template backward<Bindings>(adjoint, sink); }) {
         // Reductions over vectors. A zero adjoint passes nothing, even where an element's
@@ -143,23 +428,53 @@ ZG_INLINE constexpr void backward_binding(const Tree& tree, const T& adjoint, Si
 
 namespace zg::expr {
 
-/// The reverse sweep: seeds the root with 1, adds each leaf's adjoint into `target`, then
-/// sweeps each let-binding once, latest first, with the adjoint its uses gathered.
-template <class Tree, class Bindings, class Target>
-ZG_INLINE constexpr void sweep_into(const expression<Tree, Bindings>& e, Target& target) {
+namespace detail {
+
+/// The reverse sweep, sharing the repeated subtrees of Shared.
+template <class Shared, class Tree, class Bindings, class Target>
+ZG_INLINE constexpr void sweep_sharing(const expression<Tree, Bindings>& e, Target& target) {
     namespace hana = boost::hana;
     using T = typename Tree::value_type;
-    constexpr std::size_t count = detail::binding_count<Bindings>;
-    detail::adjoint_sink<Target, T, count> sink{target};
-    detail::backward<Bindings>(e.tree, T(1), sink);
-    if constexpr (count > 0) {
-        hana::for_each(hana::reverse(hana::to_tuple(hana::make_range(hana::size_c<0>,
-                                                                     hana::size_c<count>))),
-                       [&](auto i) {
-                           detail::backward_binding<Bindings>(
-                               e.bindings.template at<decltype(i)::value>().tree,
-                               sink.binding_adjoints[i], sink);
-                       });
+    constexpr std::size_t count = binding_count<Bindings>;
+    adjoint_sink<Target, T, count, Shared::count> sink{target};
+    backward<Bindings, false, Shared>(e.tree, T(1), sink);
+    constexpr auto shared_count = hana::size_c<Shared::count>;
+    hana::for_each(
+        hana::reverse(hana::to_tuple(hana::make_range(hana::size_c<0>, shared_count))),
+        [&](auto i) {
+            using shared = decltype(Shared::template at_index<decltype(i)::value>());
+            const auto& node = node_at<typename shared::first>::in(e.tree);
+            const T& adjoint = sink.shared_adjoints[i];
+            if constexpr (!shared::strong)
+                backward<Bindings, false, Shared, true>(node, adjoint, sink);
+            else if (zg::detail::is_finite(adjoint))
+                backward<Bindings, false, Shared, true>(node, adjoint, sink);
+            else
+                backward<Bindings, true, Shared, true>(node, adjoint, sink);
+        });
+    hana::for_each(
+        hana::reverse(hana::to_tuple(hana::make_range(hana::size_c<0>, hana::size_c<count>))),
+        [&](auto i) {
+            backward_binding<Bindings>(e.bindings.template at<decltype(i)::value>().tree,
+                                       sink.binding_adjoints[i], sink);
+        });
+}
+
+} // namespace detail
+
+/// The reverse sweep: seeds the root with 1, adds each leaf's adjoint into `target`, then
+/// sweeps each repeated subtree and each let-binding once, with the adjoint its uses gathered,
+/// after everything that uses it.
+template <class Tree, class Bindings, class Target>
+ZG_INLINE constexpr void sweep_into(const expression<Tree, Bindings>& e, Target& target) {
+    using shared = detail::sharing_for<Tree>;
+    if constexpr (shared::compared) {
+        if (detail::same_copies<shared>(e.tree, e.tree)) [[likely]]
+            detail::sweep_sharing<shared>(e, target);
+        else
+            detail::sweep_sharing<detail::no_sharing>(e, target);
+    } else {
+        detail::sweep_sharing<shared>(e, target);
     }
 }
 
