@@ -2,6 +2,7 @@
 #include "laws.hpp"
 
 #include <zerograd/expr.hpp>
+#include <zerograd/forward.hpp>
 #include <zerograd/tape.hpp>
 
 #include <doctest/doctest.h>
@@ -51,4 +52,21 @@ TEST_CASE("comparisons look at values") {
         },
         2.0, 3.0);
     CHECK(g[1] == 2.0);
+}
+
+TEST_CASE("qualified calls zg::sin(x), zg::pow(x, n) work in every mode") {
+    // d/dx of tanh(x) + x^3 + relu(x) + max(x, 0.2) + sigmoid(x) * exp(x) at 0.5
+    const auto f = [](auto x) {
+        return zg::tanh(x) + zg::pow(x, 3) + zg::relu(x) + zg::max(x, 0.2) +
+               zg::sigmoid(x) * zg::exp(x);
+    };
+    const double x = 0.5, t = std::tanh(x), s = 1 / (1 + std::exp(-x));
+    const double expected = (1 - t * t) + 3 * x * x + 1 + 1 + std::exp(x) * s * (2 - s);
+    CHECK(laws::close(zg::grad(f, x)[0], expected, 1e-15));
+    CHECK(laws::close(zg::tape::grad(f, x)[0], expected, 1e-15));
+    CHECK(laws::close(zg::fwd::grad(f, x)[0], expected, 1e-15));
+    zg::var v = x;
+    zg::var y = f(v);
+    y.backward();
+    CHECK(laws::close(v.grad(), expected, 1e-15));
 }

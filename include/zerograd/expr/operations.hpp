@@ -124,4 +124,9 @@ constexpr auto let(const expression<Tree, Bindings>& e) {
 
 namespace zg {
 using expr::let;
+// zg::sin(x) works too, beside sin(x) found by argument-dependent lookup.
+#define ZG_USING_EXPR_FUNCTION(fn) using expr::fn;
+ZG_UNARY_FUNCTIONS(ZG_USING_EXPR_FUNCTION)
+ZG_BINARY_FUNCTIONS(ZG_USING_EXPR_FUNCTION)
+#undef ZG_USING_EXPR_FUNCTION
 } // namespace zg

@@ -224,6 +224,11 @@ namespace zg {
 using fwd::dual_t;
 /// The dual number of doubles: first derivatives.
 using dual = dual_t<double>;
+// zg::sin(x) works too, beside sin(x) found by argument-dependent lookup.
+#define ZG_USING_FWD_FUNCTION(fn) using fwd::fn;
+ZG_UNARY_FUNCTIONS(ZG_USING_FWD_FUNCTION)
+ZG_BINARY_FUNCTIONS(ZG_USING_FWD_FUNCTION)
+#undef ZG_USING_FWD_FUNCTION
 } // namespace zg
 
 #endif // ZG_FWD_DUAL_HPP

@@ -278,4 +278,9 @@ inline constexpr bool enabled<tape::basic_var<T>> = true;
 
 namespace zg {
 using tape::var;
+// zg::sin(x) works too, beside sin(x) found by argument-dependent lookup.
+#define ZG_USING_TAPE_FUNCTION(fn) using tape::fn;
+ZG_UNARY_FUNCTIONS(ZG_USING_TAPE_FUNCTION)
+ZG_BINARY_FUNCTIONS(ZG_USING_TAPE_FUNCTION)
+#undef ZG_USING_TAPE_FUNCTION
 } // namespace zg
