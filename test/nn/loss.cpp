@@ -32,6 +32,10 @@ TEST_CASE("mse") {
     SUBCASE("integer targets, such as a dataset's labels") {
         CHECK(zg::nn::mse(p, std::vector<int>{1, 2, 0}).data() == loss.data());
     }
+    SUBCASE("a braced list of targets") {
+        CHECK(zg::nn::mse(p, {1.0, 2.0, 0.0}).data() == loss.data());
+        CHECK(zg::nn::hinge(p, {1, -1, 1}).data() == doctest::Approx((0.5 + 3.0 + 2.0) / 3));
+    }
     SUBCASE("finite differences") {
         const auto f = [&](std::span<const zg::var> x) { return zg::nn::mse(x, targets); };
         CHECK(zg::check::gradient(f, std::vector<double>{0.3, -1.2, 2.5}) < 1e-8);
@@ -82,6 +86,23 @@ TEST_CASE("cross_entropy") {
         CHECK(std::isfinite(big[0].grad()));
         CHECK(big[0].grad() == doctest::Approx(1 / (1 + std::exp(1.0)) - 1));
         CHECK(big[2].grad() >= 0);
+    }
+    SUBCASE("exact where the logits dwarf their differences") {
+        // log(e^b + 1 + e^b) - b = log 2 + log(1 + e^-b / 2) = log 2 to the last bit.
+        for (const double b : {1e3, 1e10, 1e17, 1e300}) {
+            const zg::tape::scope step;
+            const auto l = vars({b, 0.0, b});
+            const zg::var ce = zg::nn::cross_entropy(l, 2);
+            CHECK(ce.data() == std::log(2.0));
+            ce.backward();
+            CHECK(l[0].grad() == 0.5);
+            CHECK(l[1].grad() == 0.0);
+            CHECK(l[2].grad() == -0.5);
+        }
+    }
+    SUBCASE("an infinitely unlikely label costs infinity") {
+        const auto l = vars({0.0, -INFINITY});
+        CHECK(zg::nn::cross_entropy(l, 1).data() == INFINITY);
     }
     SUBCASE("a batch is the mean of its samples") {
         const std::vector<std::vector<zg::var>> batch{vars({1.0, 2.0, 0.5}),

@@ -8,8 +8,10 @@
 #include "zerograd/tensor.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <concepts>
 #include <cstddef>
+#include <initializer_list>
 #include <ranges>
 #include <span>
 #include <string>
@@ -20,10 +22,17 @@ namespace zg::nn {
 
 namespace detail {
 
-/// A sized range of plain numbers (targets and labels: double, int, ...).
+/// A sized range of plain numbers (targets and labels: double, int, ...). The losses default it
+/// to std::initializer_list<double>, so that a braced list works too: mse(p, {0.0, 1.0}).
 template <class R>
 concept number_range = std::ranges::random_access_range<const R&> &&
     std::ranges::sized_range<const R&> && std::is_arithmetic_v<std::ranges::range_value_t<R>>;
+
+/// Element i of a range of numbers (std::initializer_list has no operator[]).
+template <class R>
+double number_at(const R& numbers, std::size_t i) {
+    return static_cast<double>(std::ranges::begin(numbers)[static_cast<std::ptrdiff_t>(i)]);
+}
 
 inline void check_batch(const char* loss, std::size_t outputs, std::size_t targets) {
     if (outputs != targets)
@@ -35,7 +44,7 @@ inline void check_batch(const char* loss, std::size_t outputs, std::size_t targe
 /// Label i of a hinge loss, which must be -1 or +1.
 template <class R>
 double sign(const R& labels, std::size_t i) {
-    const double y = static_cast<double>(labels[i]);
+    const double y = number_at(labels, i);
     if (y != 1.0 && y != -1.0) {
         char label[32]; // the shortest text that reads back as y: 0, 0.5, 1.0000001
         const auto written = std::to_chars(label, label + sizeof label, y);
@@ -59,12 +68,12 @@ tensor constant_tensor(const R& numbers, const tensor_shape& shape) {
 /// Throws zg::shape_error if the sizes differ or the batch is empty.
 ///
 ///     zg::var loss = zg::nn::mse(predictions, std::vector<double>{0, 1, 1, 0});
-template <detail::number_range R>
+template <detail::number_range R = std::initializer_list<double>>
 var mse(std::span<const var> predictions, const R& targets) {
     detail::check_batch("mse", predictions.size(), std::ranges::size(targets));
-    var total = square(predictions[0] - static_cast<double>(targets[0]));
+    var total = square(predictions[0] - detail::number_at(targets, 0));
     for (std::size_t i = 1; i < predictions.size(); ++i)
-        total = total + square(predictions[i] - static_cast<double>(targets[i]));
+        total = total + square(predictions[i] - detail::number_at(targets, i));
     return total / static_cast<double>(predictions.size());
 }
 
@@ -74,7 +83,7 @@ var mse(std::span<const var> predictions, const R& targets) {
 /// and 1 would silently train nothing for class 0).
 ///
 ///     zg::var loss = zg::nn::hinge(scores, data.signs); // data from zg::nn::make_moons
-template <detail::number_range R>
+template <detail::number_range R = std::initializer_list<double>>
 var hinge(std::span<const var> scores, const R& labels) {
     detail::check_batch("hinge", scores.size(), std::ranges::size(labels));
     const auto margin = [&](std::size_t i) {
@@ -95,7 +104,12 @@ inline var cross_entropy(std::span<const var> logits, int label) {
     if (label < 0 || static_cast<std::size_t>(label) >= logits.size())
         throw shape_error("zg::nn::cross_entropy: label " + std::to_string(label) + " for " +
                           std::to_string(logits.size()) + " logits");
-    return zg::log_sum_exp(logits) - logits[static_cast<std::size_t>(label)];
+    // Both terms shifted by the label's logit, a constant: log_sum_exp(logits) - logit rounded
+    // the large sum before the subtraction (logits near 1e17 gave 0 instead of log 2).
+    const var& chosen = logits[static_cast<std::size_t>(label)];
+    const double shift = chosen.data();
+    if (!std::isfinite(shift)) return zg::log_sum_exp(logits) - chosen; // inf - inf is no shift
+    return zg::log_sum_exp(logits - shift) - (chosen - shift);
 }
 
 /// Cross-entropy of a batch, the mean over samples: `logits[i]` holds sample i's k logits,
@@ -126,7 +140,7 @@ inline tensor mse(const tensor& predictions, const tensor& targets) {
 }
 
 /// The same with plain-number targets, one per element of predictions (in row-major order).
-template <detail::number_range R>
+template <detail::number_range R = std::initializer_list<double>>
 tensor mse(const tensor& predictions, const R& targets) {
     detail::check_batch("mse", predictions.numel(), std::ranges::size(targets));
     return mse(predictions, detail::constant_tensor(targets, predictions.shape()));
@@ -136,7 +150,7 @@ tensor mse(const tensor& predictions, const R& targets) {
 /// labels -1 and +1: mean(relu(1 - y * score)). Throws as the zg::var version does.
 ///
 ///     zg::tensor loss = zg::nn::hinge(model(x), data.signs);
-template <detail::number_range R>
+template <detail::number_range R = std::initializer_list<double>>
 tensor hinge(const tensor& scores, const R& labels) {
     const std::size_t n = std::ranges::size(labels);
     detail::check_batch("hinge", scores.numel(), n);
