@@ -3,6 +3,7 @@
 // nothing after warm-up, and threads record on their own tapes.
 #include "allocation_counter.hpp"
 
+#include <zerograd/tape.hpp>
 #include <zerograd/tensor.hpp>
 
 #include <doctest/doctest.h>
@@ -100,6 +101,44 @@ TEST_CASE("nested scopes") {
     }
     CHECK(a.data()[0] == 2.0);
     CHECK_THROWS_AS(b.data(), zg::dangling_var);
+}
+
+TEST_CASE("zg::tape::scope reclaims tensors too") {
+    zg::detail::tensor_tape& tape = zg::detail::this_thread_tensor_tape();
+    const tensor w = zg::randn({3, 3}, 5, true);
+    const auto kept = tape.size();
+    tensor inside;
+    for (int step = 0; step < 100; ++step) {
+        const zg::tape::scope step_scope;
+        inside = sum(square(matmul(w, zg::ones({3, 1}))));
+        inside.backward();
+    }
+    CHECK(tape.size() == kept);
+    CHECK_THROWS_AS(inside.data(), zg::dangling_var);
+    CHECK(w.grad()[0] == doctest::Approx(100 * 2 * (w.data()[0] + w.data()[1] + w.data()[2])));
+    w.zero_grad();
+
+    SUBCASE("also on a thread whose tensor tape is made inside the scope") {
+        std::size_t left = 1;
+        std::thread([&] {
+            {
+                const zg::tape::scope step_scope;
+                (void)sum(zg::zeros({4}) + 1.0);
+            }
+            left = zg::detail::this_thread_tensor_tape().size();
+        }).join();
+        CHECK(left == 0);
+    }
+}
+
+TEST_CASE("zg::zeros, zg::ones and zg::randn are tensor::zeros, ones and randn") {
+    const tensor z = zg::zeros({2, 3}), o = zg::ones({2}, true), r = zg::randn({4}, 9);
+    CHECK(z.shape() == zg::tensor_shape{2, 3});
+    CHECK(z.data()[5] == 0.0);
+    CHECK(o.data()[1] == 1.0);
+    CHECK(o.grad().size() == 2);
+    const tensor same = tensor::randn({4}, 9);
+    for (std::size_t i = 0; i < 4; ++i) CHECK(r.data()[i] == same.data()[i]);
 }
 
 TEST_CASE("a training loop keeps memory flat and allocates nothing after warm-up") {

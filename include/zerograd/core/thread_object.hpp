@@ -3,6 +3,7 @@
 // handles may still name afterwards, is retired and kept for the next thread.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -55,6 +56,15 @@ template <class T>
 
 template <class T>
 inline thread_local T* thread_object = nullptr;
+
+/// A recording that zg::tape::scope reclaims beside the scalar tape: the calling thread's tensor
+/// tape registers here when it is made (zerograd/tensor/tape.hpp). Until then it is empty, so
+/// a scope costs tape mode alone one thread_local read.
+struct scope_companion {
+    std::uint32_t (*mark)() = nullptr;
+    void (*rewind)(std::uint32_t) = nullptr;
+};
+inline thread_local scope_companion this_thread_scope_companion;
 
 /// The calling thread's T.
 template <class T>

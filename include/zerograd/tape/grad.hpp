@@ -93,7 +93,7 @@ auto value_and_grad(F&& f, const Args&... args) {
                   "std::vector or std::span of doubles");
     using gradient = gradient_t<Args...>;
     basic_tape<double>& tape = this_thread_tape<double>();
-    const scope recording(tape);
+    const basic_scope<double> recording(tape);
 
     auto leaves = [&] {
         if constexpr (zg::detail::spread_array<Args...>) {

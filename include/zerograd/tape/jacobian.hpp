@@ -28,7 +28,7 @@ namespace zg::tape {
 template <class F>
 std::vector<std::vector<double>> jacobian(F&& f, std::span<const double> x) {
     basic_tape<double>& tape = this_thread_tape<double>();
-    const scope recording(tape);
+    const basic_scope<double> recording(tape);
     std::vector<var> leaves;
     leaves.reserve(x.size());
     for (double xi : x)

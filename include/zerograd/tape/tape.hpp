@@ -582,17 +582,9 @@ basic_tape<T>& this_thread_tape() {
     return zg::detail::this_thread_lasting_object<basic_tape<T>>();
 }
 
-/// Reclaims, when it ends, every node the thread recorded since it began; variables made before
-/// it (a model's parameters) live on. Use one per training step to keep memory flat.
-///
-///     zg::var w = 0.5;
-///     for (int step = 0; step < 100; ++step) {
-///         zg::tape::scope step_scope;
-///         zg::var loss = square(w * 3.0 - 1.0);
-///         loss.backward();
-///         w.data() -= 0.01 * w.grad();
-///         w.grad() = 0;
-///     } // loss's nodes are reclaimed here; using `loss` afterwards throws zg::dangling_var
+/// Reclaims, when it ends, every node the thread recorded on its tape for T since it began;
+/// variables made before it (a model's parameters) live on. zg::tape::scope also reclaims the
+/// thread's tensors.
 template <class T>
 class basic_scope {
 public:
@@ -612,7 +604,35 @@ private:
     typename basic_tape<T>::mark_type mark_;
 };
 
-using scope = basic_scope<double>;
+/// Reclaims, when it ends, everything the thread recorded since it began: zg::var nodes and
+/// zg::tensor nodes (as zg::tensor::scope does); variables and tensors made before it (a model's
+/// parameters) live on. Use one per training step to keep memory flat.
+///
+///     zg::var w = 0.5;
+///     for (int step = 0; step < 100; ++step) {
+///         zg::tape::scope step_scope;
+///         zg::var loss = square(w * 3.0 - 1.0);
+///         loss.backward();
+///         w.data() -= 0.01 * w.grad();
+///         w.grad() = 0;
+///     } // loss's nodes are reclaimed here; using `loss` afterwards throws zg::dangling_var
+class scope : public basic_scope<double> {
+public:
+    scope() : tensor_mark_(mark_tensors()) {}
+    explicit scope(basic_tape<double>& tape) : basic_scope(tape), tensor_mark_(mark_tensors()) {}
+    ~scope() {
+        // A thread whose tensor tape was made inside this scope rewinds it to its start, 0.
+        if (const auto rewind = zg::detail::this_thread_scope_companion.rewind)
+            rewind(tensor_mark_);
+    }
+
+private:
+    static std::uint32_t mark_tensors() {
+        const auto mark = zg::detail::this_thread_scope_companion.mark;
+        return mark ? mark() : 0;
+    }
+    std::uint32_t tensor_mark_;
+};
 
 /// Sets every gradient on the calling thread's tape to zero.
 inline void zero_grad() { this_thread_tape<double>().zero_grad(); }

@@ -180,6 +180,12 @@ private:
 
 /// The calling thread's tensor tape: each thread records on its own. When the thread ends its
 /// tape is retired and kept for the next thread, as tape mode's is.
-inline tensor_tape& this_thread_tensor_tape() { return this_thread_lasting_object<tensor_tape>(); }
+inline tensor_tape& this_thread_tensor_tape() {
+    if (thread_object<tensor_tape> == nullptr) [[unlikely]] // zg::tape::scope reclaims it too
+        this_thread_scope_companion = {
+            [] { return this_thread_tensor_tape().mark(); },
+            [](std::uint32_t mark) { this_thread_tensor_tape().rewind(mark); }};
+    return this_thread_lasting_object<tensor_tape>();
+}
 
 } // namespace zg::detail

@@ -216,6 +216,17 @@ private:
     detail::tensor_tape::index_type mark_;
 };
 
+// The factories as free functions too: zg::zeros({2, 3}).
+inline tensor zeros(tensor_shape shape, bool requires_grad = false) {
+    return tensor::zeros(std::move(shape), requires_grad);
+}
+inline tensor ones(tensor_shape shape, bool requires_grad = false) {
+    return tensor::ones(std::move(shape), requires_grad);
+}
+inline tensor randn(tensor_shape shape, std::uint64_t seed = 0, bool requires_grad = false) {
+    return tensor::randn(std::move(shape), seed, requires_grad);
+}
+
 /// Prints shape and values: `tensor(shape=[2], data=[1, 2])`.
 inline std::ostream& operator<<(std::ostream& out, const tensor& t) {
     out << "tensor(shape=" << t.shape() << ", data=[";
