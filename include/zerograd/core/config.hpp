@@ -25,8 +25,9 @@
 namespace zg::config {
 
 /// Checked builds (`-DZG_CHECKED`, Meson option `checked`) turn the first NaN or infinity produced
-/// from finite inputs into zg::domain_error naming the operation.
-#ifdef ZG_CHECKED
+/// from finite inputs into zg::domain_error naming the operation. ZG_CHECKED defined empty or
+/// nonzero turns it on; `-DZG_CHECKED=0` leaves it off.
+#if defined(ZG_CHECKED) && (ZG_CHECKED + 0 != 0 || 1 - ZG_CHECKED - 1 == 2)
 inline constexpr bool checked = true;
 #else
 inline constexpr bool checked = false;
