@@ -231,6 +231,17 @@ public:
     std::vector<var> operator()(std::initializer_list<double> x) const {
         return evaluate(std::span<const double>(x.begin(), x.size()));
     }
+    /// Anything else, a zg::tensor say, is refused with a message.
+    template <class X>
+        requires(!std::is_convertible_v<const X&, std::span<const var>> &&
+                 !std::is_convertible_v<const X&, std::span<const double>>)
+    std::vector<var> operator()(const X&) const {
+        static_assert(!std::is_same_v<X, X>,
+                      "zg::nn::mlp: this network computes on zg::var, given a range of zg::var "
+                      "or of double; for a batch in a zg::tensor, make a "
+                      "zg::nn::mlp_t<zg::tensor> (zerograd/nn/linear.hpp)");
+        return {};
+    }
 
     /// The single output of a network whose last layer has one neuron (micrograd's MLP returns
     /// it unwrapped); throws zg::shape_error if the last layer is wider.
