@@ -418,6 +418,9 @@ ZG_INLINE constexpr void backward(const auto& node, const T& adjoint, Sink& sink
 /// partial may have made infinite.
 template <class Bindings, class Tree, class Sink, class T>
 ZG_INLINE constexpr void backward_binding(const Tree& tree, const T& adjoint, Sink& sink) {
+    // A zero adjoint passes nothing, as in the tape: nothing depends on the binding, and an
+    // overflowed partial in its tree (x / 1e-200) must not make 0 times infinity.
+    if (zg::detail::is_zero(adjoint)) return;
     if (zg::detail::is_finite(adjoint))
         backward<Bindings>(tree, adjoint, sink);
     else
@@ -442,15 +445,11 @@ ZG_INLINE constexpr void sweep_sharing(const expression<Tree, Bindings>& e, Targ
     hana::for_each(
         hana::reverse(hana::to_tuple(hana::make_range(hana::size_c<0>, shared_count))),
         [&](auto i) {
+            // Strong when a use is below an unbounded partial, as that copy's sweep was: a
+            // finite sum (0 from dead uses) may still meet an overflowed partial inside.
             using shared = decltype(Shared::template at_index<decltype(i)::value>());
             const auto& node = node_at<typename shared::first>::in(e.tree);
-            const T& adjoint = sink.shared_adjoints[i];
-            if constexpr (!shared::strong)
-                backward<Bindings, false, Shared, true>(node, adjoint, sink);
-            else if (zg::detail::is_finite(adjoint))
-                backward<Bindings, false, Shared, true>(node, adjoint, sink);
-            else
-                backward<Bindings, true, Shared, true>(node, adjoint, sink);
+            backward<Bindings, shared::strong, Shared, true>(node, sink.shared_adjoints[i], sink);
         });
     hana::for_each(
         hana::reverse(hana::to_tuple(hana::make_range(hana::size_c<0>, hana::size_c<count>))),
