@@ -40,7 +40,7 @@ public:
     linear(std::size_t inputs, std::size_t outputs, rng&& generator)
         : linear(inputs, outputs, generator) {}
     /// The same, drawn from a generator seeded with `seed`.
-    linear(std::size_t inputs, std::size_t outputs, std::uint64_t seed = 0)
+    linear(std::size_t inputs, std::size_t outputs, std::uint64_t seed = default_seed)
         : linear(inputs, outputs, rng(seed)) {}
 
     /// x W + b. Throws zg::shape_error unless x's last axis has `inputs()` elements.
@@ -105,7 +105,7 @@ public:
         : mlp_t(inputs, sizes, hidden, generator) {}
     /// The same, drawn from a generator seeded with `seed`.
     mlp_t(std::size_t inputs, const std::vector<std::size_t>& sizes,
-          activation hidden = activation::relu, std::uint64_t seed = 0)
+          activation hidden = activation::relu, std::uint64_t seed = default_seed)
         : mlp_t(inputs, sizes, hidden, rng(seed)) {}
 
     /// The last layer's outputs for a batch x of shape [batch, inputs()] (or one sample of shape

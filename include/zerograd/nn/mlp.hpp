@@ -72,7 +72,8 @@ public:
     /// The same, from a temporary generator.
     neuron(std::size_t inputs, activation f, rng&& generator) : neuron(inputs, f, generator) {}
     /// A neuron whose weights are drawn from a generator seeded with `seed`.
-    explicit neuron(std::size_t inputs, activation f = activation::relu, std::uint64_t seed = 0)
+    explicit neuron(std::size_t inputs, activation f = activation::relu,
+                    std::uint64_t seed = default_seed)
         : neuron(inputs, f, rng(seed)) {}
 
     /// f(b + sum_i w_i x_i), summed in micrograd's order (bias first).
@@ -142,7 +143,7 @@ public:
         : layer(inputs, outputs, f, generator) {}
     /// The same, drawn from a generator seeded with `seed`.
     layer(std::size_t inputs, std::size_t outputs, activation f = activation::relu,
-          std::uint64_t seed = 0)
+          std::uint64_t seed = default_seed)
         : layer(inputs, outputs, f, rng(seed)) {}
 
     /// Every neuron's output, in order.
@@ -221,7 +222,7 @@ public:
         : mlp_t(inputs, sizes, hidden, generator) {}
     /// The same, drawn from a generator seeded with `seed`.
     mlp_t(std::size_t inputs, const std::vector<std::size_t>& sizes,
-          activation hidden = activation::relu, std::uint64_t seed = 0)
+          activation hidden = activation::relu, std::uint64_t seed = default_seed)
         : mlp_t(inputs, sizes, hidden, rng(seed)) {}
 
     /// The last layer's outputs.

@@ -98,4 +98,11 @@ private:
     bool has_spare_ = false;
 };
 
+/// The seed of a model made without one (neuron, layer, mlp, linear). Chosen so that the seeds'
+/// example trains out of the box: with it micrograd's 2-4-4-1 network, relu or tanh, on zg::var
+/// or on tensors, learns XOR under plain gradient descent (lr 0.05 to 0.1) and under Adam.
+/// From seed 0, three of the four relu units of that network's second layer start dead for every
+/// input, and it ends predicting 0.5 for all four.
+inline constexpr std::uint64_t default_seed = 21;
+
 } // namespace zg::nn
