@@ -26,6 +26,22 @@ TEST_CASE("zg::derivative") {
     SUBCASE("of a constant") {
         CHECK(zg::derivative([](auto) { return 4.0; }, 1.0) == 0.0);
     }
+    SUBCASE("nested, at the outer variable: higher derivatives") {
+        const auto cube = [](auto y) { return y * y * y; };
+        const auto first = [&](auto x) { return zg::derivative(cube, x); };
+        CHECK(zg::derivative(first, 2.0) == 12.0); // (x^3)'' = 6x
+        const auto second = [&](auto x) { return zg::derivative(first, x); };
+        CHECK(zg::derivative(second, 2.0) == 6.0);
+        // x * d/dy (x y) at y = x is x^2: derivative 2x, each perturbation kept apart.
+        const auto outer = [](auto x) {
+            return x * zg::derivative([&](auto y) { return x * y; }, x);
+        };
+        CHECK(zg::derivative(outer, 3.0) == 6.0);
+        const auto sine = [](auto x) { return zg::derivative([](auto y) { return sin(y); }, x); };
+        CHECK(zg::derivative(sine, 0.7) == -std::sin(0.7));
+        CHECK(zg::derivative([](auto x) { return zg::derivative([](auto) { return 4.0; }, x); },
+                             1.0) == 0.0);
+    }
 }
 
 TEST_CASE("numbers give std::array") {

@@ -19,9 +19,6 @@ namespace zg {
 
 /// f'(x) for f: R -> R, by one evaluation of f on a dual seeded with derivative 1.
 /// f is called with a zg::dual and returns a zg::dual (or a plain number: derivative 0).
-/// For higher derivatives nest the type, not the call: seed a `zg::dual_t<zg::dual>` as
-/// {{x, 1}, {1, 0}} and read `.deriv.deriv` (nesting derivative() calls on closures that capture
-/// the outer variable would confuse the two perturbations).
 ///
 ///     double d = zg::derivative([](auto x) { return x * sin(x); }, 2.0);   // sin 2 + 2 cos 2
 template <class F>
@@ -35,6 +32,29 @@ double derivative(F&& f, double x) {
         return y.deriv;
     else
         return 0.0;
+}
+
+/// The same at a dual x, for higher derivatives: f runs on `dual_t<dual_t<T>>`, whose outer
+/// derivative is this call's and whose inner one is x's own, so nested calls give f'':
+///
+///     zg::derivative([](auto x) { return zg::derivative([](auto y) { return y * y * y; }, x); },
+///                    2.0);                                                 // 6 * 2 = 12
+///
+/// Differentiate the inner function at the outer variable, as there: an inner call at a plain
+/// number, on a closure that captures the outer dual, would give both perturbations one type and
+/// add them up (perturbation confusion).
+template <class F, class T>
+dual_t<T> derivative(F&& f, const dual_t<T>& x) {
+    using nested = dual_t<dual_t<T>>;
+    const auto y = std::invoke(f, nested(x, dual_t<T>(1.0)));
+    using result = std::remove_cvref_t<decltype(y)>;
+    static_assert(std::is_same_v<result, nested> || std::is_convertible_v<result, dual_t<T>>,
+                  "zg::derivative: f must return one scalar (a zg::dual); use zg::jacobian for "
+                  "functions with several outputs");
+    if constexpr (std::is_same_v<result, nested>)
+        return y.deriv;
+    else
+        return dual_t<T>(0.0);
 }
 
 } // namespace zg
