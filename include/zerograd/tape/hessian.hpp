@@ -32,6 +32,11 @@ namespace zg::tape {
 template <class F>
 std::vector<std::vector<double>> hessian(F&& f, std::span<const double> x) {
     using scalar = basic_var<dual>;
+    static_assert(std::is_invocable_v<F&, std::span<const scalar>>,
+                  "zg::tape::hessian: f is called with "
+                  "std::span<const zg::tape::basic_var<zg::dual>>, whose duals carry the second "
+                  "derivatives: write f generic ([](auto x) { ... }); one taking "
+                  "std::span<const zg::var> cannot be called with them");
     basic_tape<dual>& tape = this_thread_tape<dual>();
     const std::size_t n = x.size();
     std::vector<std::vector<double>> h(n, std::vector<double>(n, 0.0));
