@@ -37,6 +37,11 @@ TEST_CASE("zg::derivative") {
             return x * zg::derivative([&](auto y) { return x * y; }, x);
         };
         CHECK(zg::derivative(outer, 3.0) == 6.0);
+        // At a constant, lifted to the enclosing variable's type: x * d/dy (x + y) is x.
+        const auto lifted = [](auto x) {
+            return x * zg::derivative([&](auto y) { return x + y; }, decltype(x)(1.0));
+        };
+        CHECK(zg::derivative(lifted, 3.0) == 1.0);
         const auto sine = [](auto x) { return zg::derivative([](auto y) { return sin(y); }, x); };
         CHECK(zg::derivative(sine, 0.7) == -std::sin(0.7));
         CHECK(zg::derivative([](auto x) { return zg::derivative([](auto) { return 4.0; }, x); },

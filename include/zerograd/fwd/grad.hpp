@@ -40,9 +40,10 @@ double derivative(F&& f, double x) {
 ///     zg::derivative([](auto x) { return zg::derivative([](auto y) { return y * y * y; }, x); },
 ///                    2.0);                                                 // 6 * 2 = 12
 ///
-/// Differentiate the inner function at the outer variable, as there: an inner call at a plain
-/// number, on a closure that captures the outer dual, would give both perturbations one type and
-/// add them up (perturbation confusion).
+/// Differentiate the inner function at the innermost enclosing variable, as there, or at a
+/// constant lifted to its type (`decltype(x)(1.0)`): an inner call at a plain number, or at a
+/// variable two levels out, on a closure that captures the enclosing dual, gives both
+/// perturbations one type and adds them up (perturbation confusion).
 template <class F, class T>
 dual_t<T> derivative(F&& f, const dual_t<T>& x) {
     using nested = dual_t<dual_t<T>>;
