@@ -47,6 +47,9 @@ double derivative(F&& f, double x) {
 template <class F, class T>
 dual_t<T> derivative(F&& f, const dual_t<T>& x) {
     using nested = dual_t<dual_t<T>>;
+    static_assert(std::is_invocable_v<F&, nested>,
+                  "zg::derivative: at a dual x, f is called with zg::dual_t<decltype(x)>, one "
+                  "level up: write f generic ([](auto y) { ... })");
     const auto y = std::invoke(f, nested(x, dual_t<T>(1.0)));
     using result = std::remove_cvref_t<decltype(y)>;
     static_assert(std::is_same_v<result, nested> || std::is_convertible_v<result, dual_t<T>>,
