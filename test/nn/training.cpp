@@ -55,18 +55,16 @@ TEST_CASE("XOR is learned to a loss below 0.01") {
 TEST_CASE("the default network learns XOR as the seeds train it") {
     // Seed 001's loop and seed 003's, written as they are: the loss summed by hand, gradients
     // cleared, every parameter stepped by -lr * grad. Nothing is given but the sizes.
-    const double inputs[4][2] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
-    const double targets[4] = {0, 1, 1, 0};
-    const auto train = [&](zg::nn::mlp& model, int steps, double learning_rate,
-                           bool mean) {
+    const auto data = zg::nn::xor_data();
+    const auto train = [&](zg::nn::mlp& model, int steps, double learning_rate, bool mean) {
         const std::vector<zg::var> parameters = model.parameters();
         double loss = 0;
         for (int step = 0; step < steps; ++step) {
             zg::tape::scope step_scope;
             zg::var total = 0.0;
-            for (int i = 0; i < 4; ++i) {
-                const zg::var prediction = model.scalar({inputs[i][0], inputs[i][1]});
-                total += (prediction - targets[i]) * (prediction - targets[i]);
+            for (std::size_t i = 0; i < 4; ++i) {
+                const zg::var prediction = model.scalar(data.x[i]);
+                total += (prediction - data.labels[i]) * (prediction - data.labels[i]);
             }
             if (mean) total = total * (1.0 / 4);
             model.zero_grad();
@@ -81,10 +79,10 @@ TEST_CASE("the default network learns XOR as the seeds train it") {
         CAPTURE(int(hidden));
         zg::nn::mlp seed_001(2, {4, 4, 1}, hidden);
         CHECK(train(seed_001, 1000, 0.1, true) < 0.01);
-        for (int i = 0; i < 4; ++i) {
+        for (std::size_t i = 0; i < 4; ++i) {
             zg::tape::scope prediction;
-            CHECK(seed_001.scalar({inputs[i][0], inputs[i][1]}).data() ==
-                  doctest::Approx(targets[i]).epsilon(0.1));
+            CHECK(seed_001.scalar(data.x[i]).data() ==
+                  doctest::Approx(data.labels[i]).epsilon(0.1));
         }
         zg::nn::mlp seed_003(2, {4, 4, 1}, hidden);
         CHECK(train(seed_003, 100, 0.05, false) < 0.01); // the seed prints 0.0412 at step 90
@@ -97,8 +95,8 @@ TEST_CASE("the default network learns XOR as the seeds train it") {
             double loss = 0;
             for (int step = 0; step < 1000; ++step) {
                 zg::tape::scope step_scope;
-                const zg::tensor x = zg::tensor::from({0, 0, 0, 1, 1, 0, 1, 1}, {4, 2});
-                const zg::tensor error = model(x) - zg::tensor::from({0, 1, 1, 0}, {4, 1});
+                const zg::tensor error = model(zg::nn::to_tensor(data)) -
+                                         zg::tensor::from({0, 1, 1, 0}, {4, 1});
                 const zg::tensor mean_square = zg::mean(error * error);
                 optimizer.zero_grad();
                 mean_square.backward();

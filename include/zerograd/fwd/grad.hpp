@@ -17,21 +17,34 @@
 
 namespace zg {
 
+namespace detail {
+
+/// f'(x) by one evaluation of f on a `dual_t<X>` seeded with derivative 1: X is double, or a
+/// dual for a nested call. f returns a `dual_t<X>`, or a constant (derivative 0).
+template <class X, class F>
+X derivative_at(F& f, const X& x) {
+    using seeded = dual_t<X>;
+    const auto y = std::invoke(f, seeded(x, X(1.0)));
+    using result = std::remove_cvref_t<decltype(y)>;
+    static_assert(std::is_same_v<result, seeded> || std::is_arithmetic_v<result> ||
+                      (!std::is_arithmetic_v<X> && std::is_convertible_v<result, X>),
+                  "zg::derivative: f must return one scalar (a zg::dual); use zg::jacobian for "
+                  "functions with several outputs");
+    if constexpr (std::is_same_v<result, seeded>)
+        return y.deriv;
+    else
+        return X(0.0);
+}
+
+} // namespace detail
+
 /// f'(x) for f: R -> R, by one evaluation of f on a dual seeded with derivative 1.
 /// f is called with a zg::dual and returns a zg::dual (or a plain number: derivative 0).
 ///
 ///     double d = zg::derivative([](auto x) { return x * sin(x); }, 2.0);   // sin 2 + 2 cos 2
 template <class F>
 double derivative(F&& f, double x) {
-    const auto y = std::invoke(f, dual(x, 1.0));
-    using result = std::remove_cvref_t<decltype(y)>;
-    static_assert(std::is_same_v<result, dual> || std::is_arithmetic_v<result>,
-                  "zg::derivative: f must return one scalar (a zg::dual); use zg::jacobian for "
-                  "functions with several outputs");
-    if constexpr (std::is_same_v<result, dual>)
-        return y.deriv;
-    else
-        return 0.0;
+    return detail::derivative_at(f, x);
 }
 
 /// The same at a dual x, for higher derivatives: f runs on `dual_t<dual_t<T>>`, whose outer
@@ -46,19 +59,10 @@ double derivative(F&& f, double x) {
 /// perturbations one type and adds them up (perturbation confusion).
 template <class F, class T>
 dual_t<T> derivative(F&& f, const dual_t<T>& x) {
-    using nested = dual_t<dual_t<T>>;
-    static_assert(std::is_invocable_v<F&, nested>,
+    static_assert(std::is_invocable_v<F&, dual_t<dual_t<T>>>,
                   "zg::derivative: at a dual x, f is called with zg::dual_t<decltype(x)>, one "
                   "level up: write f generic ([](auto y) { ... })");
-    const auto y = std::invoke(f, nested(x, dual_t<T>(1.0)));
-    using result = std::remove_cvref_t<decltype(y)>;
-    static_assert(std::is_same_v<result, nested> || std::is_convertible_v<result, dual_t<T>>,
-                  "zg::derivative: f must return one scalar (a zg::dual); use zg::jacobian for "
-                  "functions with several outputs");
-    if constexpr (std::is_same_v<result, nested>)
-        return y.deriv;
-    else
-        return dual_t<T>(0.0);
+    return detail::derivative_at(f, x);
 }
 
 } // namespace zg
