@@ -15,7 +15,7 @@ TEST_CASE("text shows every node with its value and adjoint") {
     CHECK(text.find("    └── x0  value 2  adjoint -0.4161\n") != std::string::npos);
 }
 
-TEST_CASE("let-bindings are printed once, with the adjoint their uses gathered") {
+TEST_CASE("shared nodes are printed once, with the adjoint their uses gathered") {
     const auto e = zg::expr::build(
         [](auto x) {
             const auto s = zg::let(x * x);
@@ -23,8 +23,11 @@ TEST_CASE("let-bindings are printed once, with the adjoint their uses gathered")
         },
         3.0);
     const std::string text = zg::expr::to_text(e);
-    CHECK(text.find("├── let 0  value 9  adjoint 9\n") != std::string::npos);
-    CHECK(text.find("let 0 = *  value 9  adjoint 18\n") != std::string::npos);
+    CHECK(text.find("├── s0  value 9  adjoint 9\n") != std::string::npos);
+    CHECK(text.find("s0 = *  value 9  adjoint 18\n") != std::string::npos);
     const std::string dot = zg::expr::to_dot(e);
     CHECK(dot.find("x0 [label=\"{ x0 | value 3 | adjoint 108 }\"]") != std::string::npos);
+    // The uses are edges from the shared node's own record, which appears once.
+    CHECK(dot.find("[label=\"{ s0 = * | value 9 | adjoint 18 }\"]") != std::string::npos);
+    CHECK(dot.find("{ s0 | value") == std::string::npos);
 }

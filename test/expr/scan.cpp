@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <ranges>
 #include <span>
 #include <tuple>
 #include <vector>
@@ -255,6 +256,29 @@ TEST_CASE("zg::scan") {
         CHECK(laws::close(g_phi, (at(mu, phi + h, sigma) - at(mu, phi - h, sigma)) / (2 * h), 1e-7));
         CHECK(laws::close(g_sigma, (at(mu, phi, sigma + h) - at(mu, phi, sigma - h)) / (2 * h),
                           1e-7));
+    }
+    SUBCASE("a function summed over the states, and states indexed inside one") {
+        const auto f = [](auto x, auto w) {
+            auto s = zg::scan(x, [&](auto previous, auto xt) { return w * previous + xt; });
+            const std::size_t n = zg::size(s);
+            return zg::sum(s, [&](auto st) { return st * st * w; }) +
+                   zg::sum(std::views::iota(std::size_t{1}, n),
+                           [&](std::size_t k) { return s[k] * s[k - 1]; });
+        };
+        const auto [value, grad] = zg::value_and_grad(f, z, 0.7);
+        const auto [tape_value, tape_grad] = zg::tape::value_and_grad(
+            [](std::span<const zg::var> x, zg::var w) {
+                std::vector<zg::var> s{x[0]};
+                for (std::size_t k = 1; k < x.size(); ++k) s.push_back(w * s.back() + x[k]);
+                zg::var total = 0.0;
+                for (std::size_t k = 0; k < s.size(); ++k) total += s[k] * s[k] * w;
+                for (std::size_t k = 1; k < s.size(); ++k) total += s[k] * s[k - 1];
+                return total;
+            },
+            z, 0.7);
+        CHECK(laws::close(value, tape_value, 1e-13));
+        CHECK(all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
+        CHECK(laws::close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
     }
     SUBCASE("no allocation after the first call beyond the returned gradient") {
         const auto call = [] {

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <ranges>
 #include <span>
 #include <vector>
 
@@ -398,4 +399,28 @@ TEST_CASE("a captured range of doubles times a scalar leaf is a vector expressio
         0.7, 1.3);
     CHECK(laws::close(g[0], t[0], 1e-13));
     CHECK(laws::close(g[1], t[1], 1e-13));
+}
+
+namespace {
+/// A helper that makes data of its own and mixes it into the expression.
+auto weighted_sum(const auto& v) {
+    std::vector<double> w = {1, 2, 3};
+    return zg::sum(v * w);
+}
+std::vector<double> weights() { return {1, 2, 3}; }
+} // namespace
+
+TEST_CASE("data local to the lambda, to a helper, or a temporary, is read while it lives") {
+    // f = sum(v) * sum(v * w) with w = (1, 2, 3): at (1, 1, 1), df/dv_k = 6 + 3 w_k.
+    const std::vector<double> ones{1.0, 1.0, 1.0};
+    const std::vector<double> expected{9.0, 12.0, 15.0};
+    const auto local = [](auto v) {
+        std::vector<double> w = {1, 2, 3};
+        return zg::sum(v) * zg::sum(v * w);
+    };
+    const auto helper = [](auto v) { return zg::sum(v) * weighted_sum(v); };
+    const auto temporary = [](auto v) { return zg::sum(v) * zg::sum(v * weights()); };
+    CHECK(std::get<0>(zg::grad(local, ones)) == expected);
+    CHECK(std::get<0>(zg::grad(helper, ones)) == expected);
+    CHECK(std::get<0>(zg::grad(temporary, ones)) == expected);
 }

@@ -5,6 +5,7 @@
 
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/scalar.hpp"
+#include "zerograd/core/select.hpp" // zg::select, beside the reductions in every mode
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace zg {
 
@@ -180,6 +182,31 @@ auto log_sum_exp(const R& range) {
     for (const auto& x : range) shift = std::max(shift, detail::plain_value(x));
     if (!std::isfinite(shift)) shift = 0;
     return log(sum(range, [&](const auto& x) { return exp(x - shift); })) + shift;
+}
+
+/// log sum_k exp(fn(x_k)) for a generic lambda fn of an element (or of the element and its
+/// index k): over the components of a mixture, `zg::log_sum_exp(std::views::iota(0, K), fn)`.
+template <class R, class Fn>
+    requires detail::closed_map<Fn, R>
+auto log_sum_exp(const R& range, Fn fn) {
+    using T = std::remove_cvref_t<decltype(detail::call_map(fn, *std::ranges::begin(range), 0))>;
+    std::vector<T> terms;
+    terms.reserve(std::ranges::size(range));
+    std::size_t k = 0;
+    for (const auto& x : range) terms.push_back(detail::call_map(fn, x, k++));
+    return log_sum_exp(terms);
+}
+
+/// log(exp(a) + exp(b) + ...) of a few scalars, shifted by the largest.
+template <class A, class B, class... Rest>
+    requires(!std::ranges::range<A> && !std::is_invocable_v<const B&, int> &&
+             !requires { typename A::tree_type; } && !requires { typename B::tree_type; } &&
+             (!requires { typename Rest::tree_type; } && ...) &&
+             requires { typename std::common_type_t<A, B, Rest...>; })
+auto log_sum_exp(const A& a, const B& b, const Rest&... rest) {
+    using T = std::common_type_t<A, B, Rest...>;
+    const std::vector<T> terms{T(a), T(b), T(rest)...};
+    return log_sum_exp(terms);
 }
 
 namespace reduction_rules {

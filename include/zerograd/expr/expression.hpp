@@ -1,56 +1,35 @@
-// zerograd/expr/expression.hpp: the nodes of expression mode's static type tree and
-// `expression`, the object a user's lambda computes with.
+// zerograd/expr/expression.hpp: the nodes of expression mode's type tree, the evaluation of a
+// tree's values, and `expression`, the object a user's lambda computes with.
 #ifndef ZG_EXPR_EXPRESSION_HPP // an include guard: test/core/core_only.cpp checks it
 #define ZG_EXPR_EXPRESSION_HPP
 
 #include "zerograd/core/config.hpp"
-#include "zerograd/core/error.hpp"
 #include "zerograd/core/rules.hpp"
 #include "zerograd/core/scalar.hpp"
 
 #include <array>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <tuple>
 #include <type_traits>
-#include <utility>
 
 namespace zg::expr {
 
+template <class T>
+class frame; // zerograd/expr/frame.hpp: the call's scratch memory
+template <class Tree>
+struct shared_node; // zerograd/expr/frame.hpp: a subexpression kept once in it
+template <class T>
+struct shared_base;
+
 // ---- Nodes --------------------------------------------------------------------------------------
-// Every node holds its children and its own forward value by value, computed when the node is
-// built: the tree is complete data, never a reference to a temporary or to a local of the user's
-// lambda, so it may be returned from that lambda and swept afterwards.
-//
-// Small nodes with several members copy member by member (ZG_MEMBERWISE_COPY). The implicit
-// copy is equivalent, but g++ 12 compiles it to 16-byte moves of memory just written by 8-byte
-// stores; those loads cannot be forwarded from the stores and stall. Building an element's tree
-// inside a loop (zg::sum(v, fn)) ran 11 times slower that way. Large trees, built once, copy as
-// blocks: member by member, every level of a 1,000-node tree copied every scalar below it one
-// store at a time, and g++'s dead-store elimination took 60% of the compile time.
-//
-// Copies of trees up to inline_copy_limit bytes are still forced inline. Where g++ deems the
-// call unlikely (a function it also reaches from main, say to check a gradient once), it
-// otherwise calls each copy out of line instead of letting them vanish: a 40-operation scalar
-// expression then took 650 ns instead of 70. Above the limit, the copies are g++'s choice, which
-// keeps 1,000-node trees compiling in seconds.
-inline constexpr std::size_t memberwise_copy_limit = 256; // bytes of the members copied
-inline constexpr std::size_t inline_copy_limit = 2048;
-inline constexpr std::size_t list_copy_limit = 1024; // a binding_list's, see there
+// A tree holds its operands by value and computes nothing when built: its values are computed by
+// `evaluate` into an array with one slot per operation, which the sweep then reads. So copying a
+// tree copies its inputs only, and a function summed over data can be evaluated with the parts
+// that do not depend on the element taken from the first one (zerograd/expr/map_reduce.hpp).
+// Nothing in a tree refers to a temporary or to a local of the user's lambda: a subexpression
+// used several times lives in the call's frame (zerograd/expr/frame.hpp) and is held by pointer.
 
-#define ZG_MEMBERWISE_COPY(node, ...)                                                              \
-    ZG_INLINE constexpr node(const node& other) : __VA_ARGS__ {}                                   \
-    constexpr node& operator=(const node&) = default;
-#define ZG_MEMBERWISE_COPY_IF_SMALL(node, bytes, ...)                                              \
-    ZG_INLINE constexpr node(const node& other) requires(bytes <= memberwise_copy_limit)           \
-        : __VA_ARGS__ {}                                                                           \
-    ZG_INLINE constexpr node(const node& other) requires(bytes > memberwise_copy_limit &&          \
-                                                         bytes <= inline_copy_limit) = default;    \
-    constexpr node(const node& other) requires(bytes > inline_copy_limit) = default;               \
-    constexpr node& operator=(const node&) = default;
-
-/// Scalar argument number I of the function being differentiated.
+/// Scalar argument I of the function being differentiated.
 template <std::size_t I, class T>
 struct leaf_expr {
     using value_type = T;
@@ -64,17 +43,64 @@ struct constant_expr {
     T value;
 };
 
+/// Element `index` of vector argument I: its adjoint goes to that element of I's gradient.
+template <std::size_t I, class T>
+struct element_expr {
+    using value_type = T;
+    T value;
+    std::size_t index;
+};
+
+/// A number whose adjoint is added at `adjoint`: a state of a zg::scan, a step's input.
+template <class T>
+struct slot_expr {
+    using value_type = T;
+    T value;
+    T* adjoint;
+};
+
+/// State `k` of a zg::scan: its adjoint is gathered at `adjoint` for the recurrence's sweep.
+template <class T>
+struct state_expr {
+    using value_type = T;
+    T value;
+    T* adjoint;
+    const shared_base<T>* recurrence;
+};
+
+/// A scalar operand of an elementwise vector operation, inside a reduction's loop over the
+/// elements: the loop gathers its adjoint in accumulator J, and the scalar is swept once after.
+template <std::size_t J, class T>
+struct broadcast_expr {
+    using value_type = T;
+    T value;
+};
+
+/// A part of a map-reduce's function that does not depend on the element (`log(sigma)` in a sum
+/// over data): evaluated for the first element only, its adjoint gathered in accumulator J over
+/// all of them and swept once.
+template <std::size_t J, class T>
+struct hoisted_expr {
+    using value_type = T;
+    T value;
+};
+
+/// A use of a subexpression kept once in the call's frame (a named intermediate used several
+/// times, or zg::let): its value and adjoint live there, and it is swept once, after its uses.
+/// The node's tree is not part of the type, so a chain of intermediates each used twice stays
+/// a type of the size written.
+template <class T>
+struct shared_expr {
+    using value_type = T;
+    shared_base<T>* node;
+};
+
 /// op(a), with the rule of core/rules.hpp.
 template <class Op, class A>
 struct unary_expr {
     using value_type = typename A::value_type;
     [[no_unique_address]] Op op;
     A a;
-    value_type value;
-
-    ZG_INLINE constexpr unary_expr(const Op& op, const A& a)
-        : op(op), a(a), value(zg::detail::checked_value(op, a.value)) {}
-    ZG_MEMBERWISE_COPY_IF_SMALL(unary_expr, sizeof(A), op(other.op), a(other.a), value(other.value))
 };
 
 /// op(l, r), with the rule of core/rules.hpp.
@@ -85,298 +111,229 @@ struct binary_expr {
     [[no_unique_address]] Op op;
     L l;
     R r;
-    value_type value;
-
-    ZG_INLINE constexpr binary_expr(const Op& op, const L& l, const R& r)
-        : op(op), l(l), r(r), value(zg::detail::checked_value(op, l.value, r.value)) {}
-    ZG_MEMBERWISE_COPY_IF_SMALL(binary_expr, sizeof(L) + sizeof(R), op(other.op), l(other.l),
-                                r(other.r), value(other.value))
 };
 
-/// A use of the let-binding Id: its value, while the bound tree is kept once, in the bindings.
-template <class Id, class T>
-struct bound_expr {
-    using value_type = T;
-    T value;
+/// zg::select(c, a, b): a where c holds, else b. Both are evaluated; the adjoint flows into the
+/// picked one.
+template <class A, class B>
+struct select_expr {
+    using value_type = typename A::value_type;
+    static_assert(std::is_same_v<value_type, typename B::value_type>);
+    bool first;
+    A a;
+    B b;
 };
 
-/// Element `index` of vector argument I: its adjoint goes to that element of I's gradient.
-template <std::size_t I, class T>
-struct element_expr {
-    using value_type = T;
-    T value;
-    std::size_t index;
-
-    ZG_INLINE constexpr element_expr(const T& value, std::size_t index) : value(value), index(index) {}
-    ZG_MEMBERWISE_COPY(element_expr, value(other.value), index(other.index))
-};
-
-/// A scalar broadcast over a vector's elements: each element's adjoint is gathered in one slot,
-/// and the scalar's own tree is swept once with the total, after the loop over the elements.
-template <class T>
-struct slot_expr {
-    using value_type = T;
-    T value;
-    T* adjoint;
-
-    ZG_INLINE constexpr slot_expr(const T& value, T* adjoint) : value(value), adjoint(adjoint) {}
-    ZG_MEMBERWISE_COPY(slot_expr, value(other.value), adjoint(other.adjoint))
-};
-
-/// An element of a vector that gathers its uses' adjoints per element (a zg::scan's state), to
-/// be propagated once every use is swept: its adjoint is added at `adjoint`.
-template <class T>
-struct gathered_expr {
-    using value_type = T;
-    T value;
-    T* adjoint;
-
-    ZG_INLINE constexpr gathered_expr(const T& value, T* adjoint)
-        : value(value), adjoint(adjoint) {}
-    ZG_MEMBERWISE_COPY(gathered_expr, value(other.value), adjoint(other.adjoint))
-};
-
-// Vector nodes (zerograd/expr/vector.hpp) compute elementwise and lazily; reductions turn them
-// into scalar nodes. A vector node says how many scalar operands it broadcasts (`slots`).
-template <class Op, class V>
-struct vector_unary_expr;
-template <class Op, class L, class R>
-struct vector_binary_expr;
+/// Vector nodes (zerograd/expr/vector.hpp) hold spans of arguments and data, and build element
+/// k's scalar tree on demand; they say how many scalar operands they broadcast.
 template <class Node>
-concept vector_node = requires { Node::slots; };
-#define ZG_EXPR_ALIAS(fn) template <class E> using fn##_expr = unary_expr<fn##_op, E>;
-ZG_UNARY_FUNCTIONS(ZG_EXPR_ALIAS)
-#undef ZG_EXPR_ALIAS
+concept vector_node = requires { Node::broadcasts; };
 
-// ---- Let-bindings -------------------------------------------------------------------------------
+template <class Node>
+inline constexpr bool is_constant = false;
+template <class T>
+inline constexpr bool is_constant<constant_expr<T>> = true;
 
-/// A subexpression bound by zg::let: its tree, kept once however often it is used, and the
-/// number of the let call that made it (0 in constant evaluation), which tells copies of one
-/// binding from another binding made at the same call site without comparing their trees.
-template <class Id, class Tree>
-struct binding {
-    using id = Id;
-    Tree tree;
-    std::uint64_t serial;
+template <class Node>
+inline constexpr bool is_shared = false;
+template <class T>
+inline constexpr bool is_shared<shared_expr<T>> = true;
 
-    ZG_INLINE constexpr binding(const Tree& tree, std::uint64_t serial)
-        : tree(tree), serial(serial) {}
-    // Every expression that uses the binding carries a copy: inline, as the nodes' (see above).
-    ZG_INLINE constexpr binding(const binding& other) requires(sizeof(Tree) <= inline_copy_limit)
-        : tree(other.tree), serial(other.serial) {}
-    constexpr binding(const binding&) requires(sizeof(Tree) > inline_copy_limit) = default;
-    constexpr binding& operator=(const binding&) = default;
+template <class Node>
+inline constexpr bool is_operation = false;
+template <class Op, class A>
+inline constexpr bool is_operation<unary_expr<Op, A>> = true;
+template <class Op, class L, class R>
+inline constexpr bool is_operation<binary_expr<Op, L, R>> = true;
+template <class A, class B>
+inline constexpr bool is_operation<select_expr<A, B>> = true;
+
+// ---- Values -------------------------------------------------------------------------------------
+// A tree's values live in an array: each operation takes one slot after its operands' slots
+// (post-order), so the node at slot offset `At` finds its own value at At + slot_count - 1. Ends
+// (leaves, constants, shared uses, reductions) hold their value themselves.
+
+template <class Node>
+inline constexpr std::size_t slot_count = 0;
+template <class Op, class A>
+inline constexpr std::size_t slot_count<unary_expr<Op, A>> = slot_count<A> + 1;
+template <class Op, class L, class R>
+inline constexpr std::size_t slot_count<binary_expr<Op, L, R>> =
+    slot_count<L> + slot_count<R> + 1;
+template <class A, class B>
+inline constexpr std::size_t slot_count<select_expr<A, B>> = slot_count<A> + slot_count<B> + 1;
+
+/// The values of a tree: an array of its slots (at least one element, so it is never empty).
+template <class Tree>
+using values_of = std::array<typename Tree::value_type, slot_count<Tree> + (slot_count<Tree> == 0)>;
+
+/// The value of the node whose slots start at At.
+template <std::size_t At, class Node, class T>
+ZG_INLINE constexpr const T& value_at(const Node& node, const T* values) {
+    if constexpr (slot_count<Node> > 0)
+        return values[At + slot_count<Node> - 1];
+    else if constexpr (requires { node.node->value; })
+        return node.node->value; // a shared subexpression
+    else
+        return node.value;
+}
+
+/// Computes the values of the tree's operations into values[At], values[At + 1], ...
+template <std::size_t At, class Node, class T>
+ZG_INLINE constexpr void evaluate(const Node& node, T* values) {
+    if constexpr (requires { node.l; }) {
+        constexpr std::size_t r_at = At + slot_count<decltype(node.l)>;
+        evaluate<At>(node.l, values);
+        evaluate<r_at>(node.r, values);
+        values[r_at + slot_count<decltype(node.r)>] = zg::detail::checked_value(
+            node.op, value_at<At>(node.l, values), value_at<r_at>(node.r, values));
+    } else if constexpr (requires { node.op; }) {
+        evaluate<At>(node.a, values);
+        values[At + slot_count<decltype(node.a)>] =
+            zg::detail::checked_value(node.op, value_at<At>(node.a, values));
+    } else if constexpr (requires { node.first; }) {
+        constexpr std::size_t b_at = At + slot_count<decltype(node.a)>;
+        evaluate<At>(node.a, values);
+        evaluate<b_at>(node.b, values);
+        values[b_at + slot_count<decltype(node.b)>] =
+            node.first ? value_at<At>(node.a, values) : value_at<b_at>(node.b, values);
+    }
+}
+
+/// The tree's values, evaluated.
+template <class Tree>
+ZG_INLINE constexpr values_of<Tree> evaluated(const Tree& tree) {
+    values_of<Tree> values{};
+    evaluate<0>(tree, values.data());
+    return values;
+}
+
+// ---- Which arguments a tree reaches -------------------------------------------------------------
+
+/// Bit I of `scalars` for scalar argument I, of `vectors` for vector argument I.
+struct leaf_set {
+    std::uint64_t scalars = 0, vectors = 0;
+    constexpr leaf_set operator|(leaf_set other) const {
+        return {scalars | other.scalars, vectors | other.vectors};
+    }
 };
 
-/// The let-bindings an expression carries, each once, ordered so that a binding comes after
-/// every binding it uses: a struct deriving from each (their ids differ). Not a hana::tuple:
-/// every operation copies its operands' bindings, and g++ called hana's element copies out of
-/// line, which made a 40-operation expression with two lets 7 times slower than without them.
-template <class... B>
-struct binding_list : B... {
-    static constexpr std::size_t bytes = (sizeof(B) + ... + 0);
-
-    constexpr binding_list() = default; // the empty list
-
-    // Built from two sources that hold every B between them (a list and a binding to append,
-    // or two lists to merge), and copied, inline up to list_copy_limit bytes as the nodes'
-    // copies are; above it, g++'s choice: with every list forced inline, the chain of 60 lets
-    // in test/expr/let.cpp took three times as long to compile.
-    template <class L, class R>
-    ZG_INLINE constexpr binding_list(const L& l, const R& r) requires(bytes <= list_copy_limit)
-        : B(pick<B>(l, r))... {}
-    template <class L, class R>
-    constexpr binding_list(const L& l, const R& r) requires(bytes > list_copy_limit)
-        : B(pick<B>(l, r))... {}
-    ZG_INLINE constexpr binding_list(const binding_list& other) requires(bytes <= list_copy_limit)
-        : B(static_cast<const B&>(other))... {}
-    constexpr binding_list(const binding_list& other) requires(bytes > list_copy_limit)
-        : B(static_cast<const B&>(other))... {}
-    constexpr binding_list& operator=(const binding_list&) = default;
-
-private:
-    /// l's binding B if l holds one, else r's.
-    template <class Binding, class L, class R>
-    ZG_INLINE static constexpr const Binding& pick(const L& l, const R& r) {
-        if constexpr (std::is_base_of_v<Binding, L>)
-            return l;
+namespace detail {
+/// Argument I's bit; arguments past 64 have none (sums over them are kept in memory, and a
+/// function of more than 64 vector arguments is refused where that matters).
+template <std::size_t I>
+constexpr std::uint64_t argument_bit() {
+    if constexpr (I < 64)
+        return std::uint64_t{1} << I;
+    else
+        return 0;
+}
+template <class Node>
+struct leaves_of_node {
+    static constexpr leaf_set value = [] {
+        if constexpr (requires { Node::leaves; })
+            return Node::leaves; // vector nodes say themselves
         else
-            return r;
-    }
-
-public:
-    /// Binding I.
-    template <std::size_t I>
-    ZG_INLINE constexpr const auto& at() const {
-        return static_cast<const std::tuple_element_t<I, std::tuple<B...>>&>(*this);
-    }
+            return leaf_set{};
+    }();
 };
+} // namespace detail
 
-// ---- The expression ----------------------------------------------------------------------------
+/// The arguments whose adjoints a sweep of Node adds into directly: not by way of shared nodes
+/// (each sweeps itself) or reductions (each notes what it writes when it is built).
+template <class Node>
+inline constexpr leaf_set leaves_of = detail::leaves_of_node<Node>::value;
+
+namespace detail {
+template <std::size_t I, class T>
+struct leaves_of_node<leaf_expr<I, T>> {
+    static constexpr leaf_set value{argument_bit<I>(), 0};
+};
+template <std::size_t I, class T>
+struct leaves_of_node<element_expr<I, T>> {
+    static_assert(I < 64, "zg::grad: supports at most 64 vector arguments");
+    static constexpr leaf_set value{0, argument_bit<I>()};
+};
+template <class Op, class A>
+struct leaves_of_node<unary_expr<Op, A>> {
+    static constexpr leaf_set value = leaves_of<A>;
+};
+template <class Op, class L, class R>
+struct leaves_of_node<binary_expr<Op, L, R>> {
+    static constexpr leaf_set value = leaves_of<L> | leaves_of<R>;
+};
+template <class A, class B>
+struct leaves_of_node<select_expr<A, B>> {
+    static constexpr leaf_set value = leaves_of<A> | leaves_of<B>;
+};
+} // namespace detail
+
+// ---- The expression -----------------------------------------------------------------------------
 
 /// What the user's lambda receives and returns in expression mode: a tree of nodes (its type is
-/// the expression's structure, its data the values) and the let-bindings it uses, each once,
-/// ordered so that a binding comes after every binding it uses.
+/// the expression's structure, its data the inputs), the call it belongs to, and the depth of
+/// element functions it was built at (0 outside zg::sum(range, fn) and friends). A named
+/// expression used as an operand is kept once in the call's frame; `shared` remembers where.
 ///
 ///     auto f = [](auto x, auto y) { return x * y + sin(x); };
 ///     // f on expression leaves returns
 ///     // expression<binary_expr<add_op, binary_expr<mul_op, leaf 0, leaf 1>, sin_expr<leaf 0>>>
-template <class Tree, class Bindings = binding_list<>>
+template <class Tree>
+struct expression;
+namespace detail {
+template <class Tree>
+constexpr auto element_at(const expression<Tree>& v, std::size_t i); // zerograd/expr/vector.hpp
+} // namespace detail
+
+template <class Tree>
 struct expression {
     using tree_type = Tree;
     using value_type = typename Tree::value_type;
     Tree tree;
-    [[no_unique_address]] Bindings bindings;
+    frame<value_type>* owner = nullptr; // null for a tree of constants
+    std::uint32_t depth = 0;
+    mutable shared_base<value_type>* shared = nullptr;
 
-    ZG_INLINE constexpr expression(const Tree& tree, const Bindings& bindings)
-        : tree(tree), bindings(bindings) {}
-    ZG_MEMBERWISE_COPY_IF_SMALL(expression, sizeof(Tree), tree(other.tree),
-                                bindings(other.bindings))
+    /// The forward value (evaluated on each call: trees are evaluated lazily).
+    ZG_INLINE constexpr value_type value() const
+        requires(!vector_node<Tree>)
+    {
+        if constexpr (slot_count<Tree> == 0) {
+            return value_at<0>(tree, static_cast<const value_type*>(nullptr));
+        } else {
+            const auto values = evaluated(tree);
+            return values[slot_count<Tree> - 1];
+        }
+    }
 
-    /// The forward value, computed as the expression was built.
-    ZG_INLINE constexpr const value_type& value() const { return tree.value; }
+    /// Element i of a vector expression, a scalar expression (i is checked).
+    constexpr auto operator[](std::size_t i) const
+        requires vector_node<Tree>
+    {
+        return detail::element_at(*this, i);
+    }
 };
 
 template <class E>
-struct is_expression : std::false_type {};
-template <class Tree, class Bindings>
-struct is_expression<expression<Tree, Bindings>> : std::true_type {};
+inline constexpr bool is_expression = false;
+template <class Tree>
+inline constexpr bool is_expression<expression<Tree>> = true;
 
 /// Any expression-mode value a lambda can return or operate on.
 template <class E>
-concept Expression = is_expression<std::remove_cvref_t<E>>::value;
-
-namespace detail {
+concept Expression = is_expression<std::remove_cvref_t<E>>;
 
 template <class E>
-struct is_constant : std::false_type {};
-template <class T>
-struct is_constant<constant_expr<T>> : std::true_type {};
+using tree_of = typename std::remove_cvref_t<E>::tree_type;
 
-/// Whether two trees of one type hold the same data: then they are the same computation.
-template <class Node>
-constexpr bool same_data(const Node& a, const Node& b) {
-    const auto same = [](const auto& x, const auto& y) {
-        return x == y || (x != x && y != y); // NaN equals NaN here: the same computation
-    };
-    if constexpr (requires { a.l; })
-        return same(a.value, b.value) && same_data(a.l, b.l) && same_data(a.r, b.r);
-    else if constexpr (requires { a.a; })
-        return same(a.value, b.value) && same_data(a.a, b.a);
-    else
-        return same(zg::detail::primal(a.value), zg::detail::primal(b.value));
-}
-
-template <class Bindings>
-inline constexpr std::size_t binding_count = 0;
-template <class... B>
-inline constexpr std::size_t binding_count<binding_list<B...>> = sizeof...(B);
-
-/// Numbers let calls (see binding), never 0 and never twice, also across threads: each thread
-/// counts within blocks of 2^32 numbers it takes from one atomic counter.
-inline std::uint64_t next_let_serial() {
-    static std::atomic<std::uint64_t> blocks{0};
-    thread_local std::uint64_t next = 0, end = 0;
-    if (next == end) [[unlikely]] {
-        next = blocks.fetch_add(1, std::memory_order_relaxed) << 32;
-        end = next + (std::uint64_t(1) << 32);
-    }
-    return ++next;
-}
-
-/// Whether two bindings of one call site hold the same data; out of line, as two let calls at
-/// one call site in one expression are rare.
-template <class Tree>
-[[gnu::cold, gnu::noinline]] constexpr bool same_trees(const Tree& a, const Tree& b) {
-    return same_data(a, b);
-}
-
-/// Whether two bindings of one call site are copies of one binding, or hold the same data.
-template <class B>
-constexpr bool same_binding(const B& a, const B& b) {
-    return (a.serial == b.serial && a.serial != 0) || same_trees(a.tree, b.tree);
-}
-
-[[noreturn, gnu::cold]] inline void throw_clashing_let() {
-    throw error("zg::let: two different subexpressions were bound at the same call site (a helper "
-                "function that calls zg::let, called twice with different numbers) and meet in "
-                "one expression; bind them at separate call sites");
-}
-
-template <class Id, class... Bindings>
-inline constexpr std::size_t index_of_id = [] {
-    constexpr bool matches[] = {std::is_same_v<Id, typename Bindings::id>..., true};
-    std::size_t i = 0;
-    while (!matches[i]) ++i;
-    return i; // sizeof...(Bindings) when absent
-}();
-
-/// binding_list<A..., the B not among A...>.
-template <class List, class... B>
-struct with_fresh {
-    using type = List;
-};
-template <class... A, class First, class... B>
-struct with_fresh<binding_list<A...>, First, B...>
-    : with_fresh<std::conditional_t<(std::is_same_v<A, First> || ...), binding_list<A...>,
-                                    binding_list<A..., First>>,
-                 B...> {};
-
-/// The bindings of a and b, each once: a's, then b's that a lacks, which keeps every binding
-/// after the ones it uses. A binding both carry (one call site gives one type) must hold the
-/// same data in both. Bindings are found by type, by pack expansions, not by position.
-template <class... A, class... B>
-ZG_INLINE constexpr auto merge_bindings(const binding_list<A...>& a, const binding_list<B...>& b) {
-    using merged = typename with_fresh<binding_list<A...>, B...>::type;
-    const bool consistent = ([&] {
-        if constexpr (std::is_base_of_v<B, binding_list<A...>>)
-            return same_binding(static_cast<const B&>(a), static_cast<const B&>(b));
-        else
-            return true;
-    }() && ... && true);
-    if (!consistent) throw_clashing_let();
-    if constexpr (std::is_same_v<merged, binding_list<A...>>)
-        return a;
-    else
-        return merged(a, b);
-}
-
-/// The bindings of `list` and then `last`.
-template <class... B, class Last>
-ZG_INLINE constexpr binding_list<B..., Last> append(const binding_list<B...>& list,
-                                                    const Last& last) {
-    return binding_list<B..., Last>(list, last);
-}
-
+namespace detail {
 /// Wraps a plain number as a constant of the expression's scalar type.
 template <class T, class U>
 ZG_INLINE constexpr expression<constant_expr<T>> constant(const U& number) {
-    return {constant_expr<T>{T(number)}, {}};
+    return {constant_expr<T>{T(number)}};
 }
-
 } // namespace detail
 
-/// Builds op(e) from an expression (elementwise when e is a vector).
-template <class Op, class Tree, class Bindings>
-ZG_INLINE constexpr auto apply(const Op& op, const expression<Tree, Bindings>& e) {
-    using node = std::conditional_t<vector_node<Tree>, vector_unary_expr<Op, Tree>,
-                                    unary_expr<Op, Tree>>;
-    return expression<node, Bindings>{node(op, e.tree), e.bindings};
-}
-
-/// Builds op(l, r) from two expressions, merging their let-bindings (elementwise, a scalar
-/// side broadcast, when either is a vector).
-template <class Op, class TL, class BL, class TR, class BR>
-ZG_INLINE constexpr auto apply(const Op& op, const expression<TL, BL>& l, const expression<TR, BR>& r) {
-    using node = std::conditional_t<vector_node<TL> || vector_node<TR>,
-                                    vector_binary_expr<Op, TL, TR>, binary_expr<Op, TL, TR>>;
-    auto bindings = detail::merge_bindings(l.bindings, r.bindings);
-    return expression<node, decltype(bindings)>{node(op, l.tree, r.tree), bindings};
-}
-
 } // namespace zg::expr
-
-#undef ZG_MEMBERWISE_COPY
-#undef ZG_MEMBERWISE_COPY_IF_SMALL
 
 #endif // ZG_EXPR_EXPRESSION_HPP

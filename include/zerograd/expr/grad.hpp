@@ -1,10 +1,13 @@
 // zerograd/expr/grad.hpp: zg::grad and zg::value_and_grad, which call the user's lambda on
-// expression leaves and sweep the tree it returns.
+// expression leaves in a frame of their own and sweep the tree it returns.
 #pragma once
 
 #include "zerograd/core/arguments.hpp"
 #include "zerograd/expr/expression.hpp"
+#include "zerograd/expr/frame.hpp"
+#include "zerograd/expr/map_reduce.hpp"
 #include "zerograd/expr/operations.hpp"
+#include "zerograd/expr/reductions.hpp"
 #include "zerograd/expr/sweep.hpp"
 #include "zerograd/expr/vector.hpp"
 
@@ -12,6 +15,7 @@
 #include <array>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -21,15 +25,33 @@ namespace zg::expr {
 
 namespace detail {
 
+/// Bytes of a call's frame kept on the caller's stack: a call whose shared nodes fit allocates
+/// nothing.
+inline constexpr std::size_t stack_frame_bytes = 8192;
+
+/// Makes `f` this thread's current frame (for verbs with no expression to find it from) until
+/// the scope ends, restoring the previous one (a zg::grad inside the lambda).
+template <class T>
+class frame_scope {
+public:
+    explicit frame_scope(frame<T>& f) : previous_(current_frame<T>) { current_frame<T> = &f; }
+    frame_scope(const frame_scope&) = delete;
+    frame_scope& operator=(const frame_scope&) = delete;
+    ~frame_scope() { current_frame<T> = previous_; }
+
+private:
+    frame<T>* previous_;
+};
+
 /// The leaves for scalar arguments: leaf I holds the value of argument I, as a T.
 template <class T, class F, std::size_t... I>
-constexpr auto call_on_leaves(F& f, const std::array<T, sizeof...(I)>& values,
+constexpr auto call_on_leaves(F& f, const std::array<T, sizeof...(I)>& values, frame<T>* owner,
                               std::index_sequence<I...>) {
-    return std::invoke(f, expression<leaf_expr<I, T>>{leaf_expr<I, T>{values[I]}, {}}...);
+    return std::invoke(f, expression<leaf_expr<I, T>>{{values[I]}, owner}...);
 }
 
 template <class R>
-concept vector_result = Expression<R> && vector_node<typename R::tree_type>;
+concept vector_result = Expression<R> && vector_node<tree_of<R>>;
 
 /// What f may return: one scalar expression (not a vector) or a number.
 template <class R>
@@ -52,6 +74,22 @@ constexpr void check_result() {
                   "such as zg::sum");
 }
 
+/// The value of f's result y and the sweep of its tree (adjoint 1) and of the shared nodes the
+/// call made, into `context`.
+template <class R, class T>
+ZG_INLINE constexpr T value_and_sweep(const R& y, frame<T>& call, sweep_context<T>& context) {
+    if constexpr (Expression<R>) {
+        const auto values = evaluated(y.tree);
+        loop_sink<T, leaves_of<tree_of<R>>.scalars, 0, 0, sweep_context<T>> sink(context);
+        backward<0>(y.tree, values.data(), T(1), sink);
+        sink.finish();
+        sweep_list(call.persistent_last(), static_cast<shared_base<T>*>(nullptr), context);
+        return value_at<0>(y.tree, values.data());
+    } else {
+        return T(y);
+    }
+}
+
 /// A value and the adjoints of N scalar leaves, of any scalar type T (a dual for Hessians).
 template <class T, std::size_t N>
 struct scalar_sweep {
@@ -60,175 +98,77 @@ struct scalar_sweep {
 };
 
 template <scalar_call Call, class T, std::size_t N, class F>
-constexpr scalar_sweep<T, N> sweep_scalars_in_scope(F& f, const std::array<T, N>& values) {
-    const auto y = call_on_leaves(f, values, std::make_index_sequence<N>{});
+ZG_INLINE constexpr scalar_sweep<T, N> sweep_in(frame<T>& call, F& f,
+                                                const std::array<T, N>& values) {
+    const auto y = call_on_leaves(f, values, &call, std::make_index_sequence<N>{});
     using result = std::remove_cvref_t<decltype(y)>;
     check_result<Call, result>();
-    std::array<T, N> gradient{};
-    if constexpr (!scalar_result<result>) {
-        return {}; // after the message above, nothing more to say
-    } else if constexpr (Expression<result>) {
-        sweep(y, gradient);
-        return {y.value(), gradient};
-    } else {
-        return {T(y), gradient};
+    scalar_sweep<T, N> out{};
+    if constexpr (scalar_result<result>) { // else nothing more to say after the message above
+        sweep_context<T> context{out.grad.data()};
+        out.value = value_and_sweep(y, call, context);
     }
+    return out;
 }
 
-/// Makes this thread's call context current for one zg::grad call with vector arguments, and
-/// restores the previous one (a zg::grad inside f) with its scratch position when done.
-template <std::size_t N>
-class call_scope {
-public:
-    template <class... Args>
-    explicit call_scope(const Args&... args)
-        : previous_(current_call), lengths_{length_of(args)...} {
-        // One context per thread: nested calls save and restore their position in it.
-        call_context& context = zg::detail::this_thread_object<call_context>();
-        saved_block_ = context.block;
-        saved_used_ = context.used;
-        saved_lengths_ = context.lengths;
-        saved_gradients_ = context.gradients;
-        saved_building_ = context.building;
-        saved_gathered_ = context.gathered.size();
-        // One argument at a time: g++ clears the whole array with `rep stos`, which takes
-        // longer to start than these few stores (some 7 ns of a 130 ns call, measured).
-        [&]<std::size_t... I>(std::index_sequence<I...>) {
-            ((gradients_[I] = vector_gradient{}), ...);
-        }(std::make_index_sequence<N>{});
-        context.lengths = lengths_.data();
-        context.gradients = gradients_.data();
-        context.building = 0;
-        current_call = &context;
-    }
-    /// The same for a call whose gradient holds a std::vector per vector argument: the sweep,
-    /// and a sum that claims an argument, write into it.
-    template <class... G, class... Args>
-    call_scope(std::tuple<G...>& gradient, const Args&... args) : call_scope(args...) {
-        [&]<std::size_t... I>(std::index_sequence<I...>) {
-            ((gradients_[I].data = data_of(std::get<I>(gradient))), ...);
-        }(std::index_sequence_for<G...>{});
-    }
-    call_scope(const call_scope&) = delete;
-    call_scope& operator=(const call_scope&) = delete;
-    ~call_scope() {
-        current_call->rewind(saved_block_, saved_used_);
-        current_call->lengths = saved_lengths_;
-        current_call->gradients = saved_gradients_;
-        current_call->building = saved_building_;
-        current_call->gathered.resize(saved_gathered_);
-        current_call = previous_;
-    }
-
-    /// Where the sweep adds into argument I's gradient: the gradient itself, or, when a node
-    /// claimed it and others write too, scratch space that finish_claims adds in. Asked for
-    /// every argument before finish_claims.
-    double* sweep_destination(std::size_t i) {
-        vector_gradient& g = gradients_[i];
-        if (!(g.claimed && g.shared)) return g.data;
-        deferred_[i] = current_call->allocate(lengths_[i]);
-        return deferred_[i];
-    }
-
-    /// After the sweep: each claimed gradient scaled by its claimant's adjoint (zero if the
-    /// claimant was not part of the result), plus what other nodes wrote meanwhile.
-    void finish_claims() {
-        for (std::size_t i = 0; i < N; ++i) {
-            const vector_gradient& g = gradients_[i];
-            if (!g.claimed) continue;
-            double* data = g.data;
-            const std::size_t n = lengths_[i];
-            if (!g.swept)
-                std::fill_n(data, n, 0.0);
-            else if (g.scale != 1) {
-                if (g.strong) [[unlikely]]
-                    scale_strongly(data, n, g.scale);
-                else
-                    for (std::size_t k = 0; k < n; ++k)
-                        data[k] *= g.scale;
-            }
-            if (g.shared)
-                for (std::size_t k = 0; k < n; ++k)
-                    data[k] += deferred_[i][k];
-        }
-    }
-
-private:
-    /// Scales partials by an adjoint that may be infinite, zeros strong (see zg::detail::chain);
-    /// out of line, so that finish_claims stays small enough to inline.
-    [[gnu::cold, gnu::noinline]] static void scale_strongly(double* data, std::size_t n,
-                                                            double scale) {
-        for (std::size_t k = 0; k < n; ++k) data[k] = zg::detail::chain(scale, data[k]);
-    }
-
-    static double* data_of(double&) { return nullptr; }
-    static double* data_of(std::vector<double>& gradient) { return gradient.data(); }
-    template <class A>
-    static std::size_t length_of(const A& a) {
-        if constexpr (zg::detail::scalar_argument<A>) return 0;
-        else return std::ranges::size(a);
-    }
-    call_context* previous_;
-    std::array<std::size_t, N> lengths_;
-    std::array<vector_gradient, N> gradients_;
-    std::array<double*, N> deferred_; // set by sweep_destination where finish_claims reads it
-    std::size_t saved_block_, saved_used_;
-    const std::size_t* saved_lengths_;
-    vector_gradient* saved_gradients_;
-    int saved_building_;
-    std::size_t saved_gathered_;
-};
-
-/// Where the top-level sweep of a call with vector arguments puts adjoints: numbers into the
-/// gradient tuple, elements of vector argument I into destinations[I] (see call_scope).
-template <class Gradient, std::size_t N>
-struct call_target {
-    static constexpr bool finishes_claims = true;
-    Gradient& gradient;
-    std::array<double*, N> destinations;
-    template <std::size_t I, class T>
-    ZG_INLINE constexpr void add_leaf(const T& adjoint) {
-        std::get<I>(gradient) += adjoint;
-    }
-    template <std::size_t I, class T>
-    ZG_INLINE constexpr void add_element(std::size_t k, const T& adjoint) {
-        destinations[I][k] += adjoint;
-    }
-};
-
-/// sweep_scalars for a tree holding a zg::scan over a captured range: its states need the call's
-/// scratch arena, which functions of numbers alone otherwise do without.
+/// sweep_scalars at run time: the frame starts on this stack, and verbs without an expression to
+/// find it from (zg::sum over an index range) find it through frame_scope.
 template <scalar_call Call, class T, std::size_t N, class F>
-scalar_sweep<T, N> sweep_scalars_with_scratch(F& f, const std::array<T, N>& values) {
-    const call_scope<1> scope(0.0);
-    return sweep_scalars_in_scope<Call>(f, values);
+scalar_sweep<T, N> sweep_scalars_on_stack(F& f, const std::array<T, N>& values) {
+    std::array<argument_state<T>, N> arguments{};
+    alignas(16) std::byte stack[stack_frame_bytes];
+    frame<T> call(arguments, stack);
+    const frame_scope<T> scope(call);
+    return sweep_in<Call>(call, f, values);
 }
 
-/// f's value at `values` and the adjoints of its N scalar leaves, for any scalar type T.
+/// f's value at `values` and the adjoints of its N scalar leaves, for any scalar type T: one
+/// evaluation and one sweep.
 template <scalar_call Call, class T, std::size_t N, class F>
 constexpr scalar_sweep<T, N> sweep_scalars(F& f, const std::array<T, N>& values) {
-    using built = decltype(call_on_leaves(f, values, std::make_index_sequence<N>{}));
-    if constexpr (needs_scratch<std::remove_cvref_t<built>>())
-        return sweep_scalars_with_scratch<Call>(f, values);
-    else
-        return sweep_scalars_in_scope<Call>(f, values);
+    if (std::is_constant_evaluated()) {
+        std::array<argument_state<T>, N> arguments{};
+        frame<T> call(arguments);
+        return sweep_in<Call>(call, f, values);
+    }
+    return sweep_scalars_on_stack<Call>(f, values);
 }
 
 /// Argument I as a leaf: a scalar leaf for a number, a vector leaf for a range.
 template <std::size_t I, class A>
-auto leaf_for(const A& a) {
+auto leaf_for(const A& a, frame<double>* owner) {
     if constexpr (zg::detail::scalar_argument<A>)
-        return expression<leaf_expr<I, double>>{{static_cast<double>(a)}, {}};
+        return expression<leaf_expr<I, double>>{{static_cast<double>(a)}, owner};
     else
         return expression<vector_leaf_expr<I, double>>{
-            {std::span<const double>(std::ranges::data(a), std::ranges::size(a))}, {}};
+            {std::span<const double>(std::ranges::data(a), std::ranges::size(a))}, owner};
 }
 
 /// Argument I's gradient, zero: a double for a number, a vector of its length for a range.
 template <class A>
 auto zero_gradient_for(const A& a) {
-    if constexpr (zg::detail::scalar_argument<A>) return 0.0;
-    else return std::vector<double>(std::ranges::size(a), 0.0);
+    if constexpr (zg::detail::scalar_argument<A>)
+        return 0.0;
+    else
+        return std::vector<double>(std::ranges::size(a), 0.0);
+}
+
+/// After the sweep: each claimed gradient scaled by its claimant's adjoint (zero if the claimant
+/// was not reached), plus what other nodes wrote meanwhile.
+inline void finish_claims(std::span<argument_state<double>> arguments) {
+    for (argument_state<double>& a : arguments) {
+        if (!a.claimed) continue;
+        double* data = a.gradient;
+        if (a.scale == 0)
+            std::fill_n(data, a.length, 0.0);
+        else if (a.strong)
+            for (std::size_t k = 0; k < a.length; ++k)
+                data[k] = zg::detail::chain(a.scale, data[k]);
+        else if (a.scale != 1)
+            for (std::size_t k = 0; k < a.length; ++k) data[k] *= a.scale;
+        if (a.shared)
+            for (std::size_t k = 0; k < a.length; ++k) data[k] += a.deferred[k];
+    }
 }
 
 /// value_and_grad with at least one vector argument: the gradient is a std::tuple.
@@ -236,26 +176,46 @@ template <class F, class... Args>
 auto sweep_mixed(F& f, const Args&... args) {
     constexpr std::size_t N = sizeof...(Args);
     gradient_t<Args...> gradient{zero_gradient_for(args)...};
-    call_scope<N> scope(gradient, args...);
+    std::array<argument_state<double>, N> arguments{};
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        (
+            [&] {
+                if constexpr (!zg::detail::scalar_argument<Args>) {
+                    arguments[I].length = std::get<I>(gradient).size();
+                    arguments[I].gradient = std::get<I>(gradient).data();
+                }
+            }(),
+            ...);
+    }(std::index_sequence_for<Args...>{});
+    alignas(16) std::byte stack[stack_frame_bytes];
+    frame<double> call(arguments, stack);
+    const frame_scope<double> scope(call);
     const auto y = [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return std::invoke(f, leaf_for<I>(args)...);
+        return std::invoke(f, leaf_for<I>(args, &call)...);
     }(std::index_sequence_for<Args...>{});
     using result = std::remove_cvref_t<decltype(y)>;
     check_result<scalar_call::grad, result>();
-    // Also for a result that is a number: the nodes f built may still have claimed a gradient.
-    call_target<gradient_t<Args...>, N> target{gradient, {}};
-    for (std::size_t i = 0; i < N; ++i)
-        target.destinations[i] = scope.sweep_destination(i);
-    double value;
-    if constexpr (!scalar_result<result>) {
-        value = 0; // after the messages above, nothing more to say
-    } else if constexpr (Expression<result>) {
-        sweep_into(y, target);
-        value = y.value();
-    } else {
-        value = static_cast<double>(y);
+    // Where the sweep writes: a claimed gradient that others write into too is written into
+    // only by its claimant's partials, the others into `deferred`.
+    std::array<double, N> scalars{};
+    std::array<double*, N> vectors{};
+    for (std::size_t i = 0; i < N; ++i) {
+        argument_state<double>& a = arguments[i];
+        if (a.claimed && a.shared) a.deferred = call.template zeroed<double>(a.length);
+        vectors[i] = a.claimed ? a.deferred : a.gradient;
     }
-    scope.finish_claims();
+    sweep_context<double> context{scalars.data(), vectors.data()};
+    double value = 0;
+    if constexpr (scalar_result<result>) value = value_and_sweep(y, call, context);
+    finish_claims(arguments);
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        (
+            [&] {
+                if constexpr (zg::detail::scalar_argument<Args>)
+                    std::get<I>(gradient) = scalars[I];
+            }(),
+            ...);
+    }(std::index_sequence_for<Args...>{});
     return value_and_grad_result<gradient_t<Args...>>{value, std::move(gradient)};
 }
 
@@ -306,13 +266,50 @@ constexpr auto grad(F&& f, const Args&... args) {
         return expr::value_and_grad(std::forward<F>(f), args...).grad;
 }
 
-/// The expression f builds on leaves holding the arguments (numbers only), for printing it or
-/// sweeping it by hand.
+namespace detail {
+/// The frame a built expression keeps, with its arguments' bookkeeping.
+template <std::size_t N>
+struct built_frame {
+    std::array<argument_state<double>, N> arguments{};
+    frame<double> call{arguments};
+};
+} // namespace detail
+
+/// An expression f built on leaves, kept with the frame it was built in (its shared nodes).
+template <class E, std::size_t N>
+struct built_expression {
+    std::unique_ptr<detail::built_frame<N>> owner;
+    E expression;
+
+    /// The forward value.
+    double value() const {
+        if constexpr (Expression<E>)
+            return expression.value();
+        else
+            return double(expression);
+    }
+};
+
+/// The expression f builds on leaves holding the arguments (numbers only), for printing it
+/// (zg::expr::to_text) or sweeping it by hand (zg::expr::sweep).
 template <class F, class... Args>
     requires(zg::detail::scalar_argument<Args> && ...)
-constexpr auto build(F&& f, const Args&... args) {
-    const std::array<double, sizeof...(Args)> values{static_cast<double>(args)...};
-    return detail::call_on_leaves(f, values, std::index_sequence_for<Args...>{});
+auto build(F&& f, const Args&... args) {
+    constexpr std::size_t N = sizeof...(Args);
+    auto owner = std::make_unique<detail::built_frame<N>>();
+    const std::array<double, N> values{static_cast<double>(args)...};
+    auto e = detail::call_on_leaves(f, values, &owner->call, std::make_index_sequence<N>{});
+    return built_expression<decltype(e), N>{std::move(owner), std::move(e)};
+}
+
+/// The reverse sweep of a built expression: gradient[I] receives leaf I's adjoint (added). It
+/// may be swept again.
+template <class E, std::size_t N>
+void sweep(const built_expression<E, N>& e, std::array<double, N>& gradient) {
+    std::array<double, N> adjoints{};
+    sweep_context<double> context{adjoints.data()};
+    detail::value_and_sweep(e.expression, e.owner->call, context);
+    for (std::size_t i = 0; i < N; ++i) gradient[i] += adjoints[i];
 }
 
 } // namespace zg::expr

@@ -1,64 +1,193 @@
 // zerograd/expr/operations.hpp: every elementary operation on expressions, from the shared
-// rules, and zg::let.
+// rules; named intermediates kept once; comparisons, zg::select and zg::let.
 #pragma once
 
+#include "zerograd/core/error.hpp"
 #include "zerograd/core/let.hpp"
 #include "zerograd/core/rules.hpp"
 #include "zerograd/expr/expression.hpp"
+#include "zerograd/expr/frame.hpp"
+#include "zerograd/expr/sweep.hpp"
 
 #include <compare>
 #include <concepts>
+#include <cstddef>
 #include <type_traits>
+#include <utility>
 
 namespace zg::expr {
+
+template <class Op, class V>
+struct vector_unary_expr; // zerograd/expr/vector.hpp
+template <class Op, class L, class R>
+struct vector_binary_expr;
 
 /// A plain number that mixes with expressions: double, int, and the other arithmetic types.
 template <class U>
 concept Number = std::is_arithmetic_v<U>;
 
+namespace detail {
+
+/// How much work sweeping a tree twice repeats: its operations, and more for a reduction.
+template <class Node>
+constexpr std::size_t weight() {
+    if constexpr (requires { &Node::l; })
+        return 1 + weight<decltype(Node::l)>() + weight<decltype(Node::r)>();
+    else if constexpr (requires { &Node::op; })
+        return 1 + weight<decltype(Node::a)>();
+    else if constexpr (requires { &Node::first; })
+        return 1 + weight<decltype(Node::a)>() + weight<decltype(Node::b)>();
+    else if constexpr (requires { Node::reduction; })
+        return 2; // a reduction
+    else
+        return 0;
+}
+
+/// Whether a named expression used as an operand is kept once in the frame rather than copied
+/// into each use: when it holds more than one operation, or a reduction. A leaf or a single
+/// operation costs less to copy, and to sweep twice, than to keep. The copies of what is shared
+/// are single pointers, so a tree grows by the operations written, not by the number of uses.
+template <class Tree>
+inline constexpr bool worth_sharing = !vector_node<Tree> && weight<Tree>() >= 2;
+
+/// The shared node of a named expression, made on its first use as an operand. (In constant
+/// evaluation, where g++ does not read a mutable member of a const local, each use makes its
+/// own: the same gradient, by a sweep per use.)
+template <class Tree>
+constexpr shared_base<typename Tree::value_type>* shared_of(const expression<Tree>& e) {
+    if (std::is_constant_evaluated()) return e.owner->share(e.tree, e.depth);
+    if (e.shared == nullptr) e.shared = e.owner->share(e.tree, e.depth);
+    return e.shared;
+}
+
+/// What an operation holds for its operand e: for a named expression worth sharing (an lvalue,
+/// so it may be used again), a pointer to its shared node; else e's tree, copied.
+template <class E>
+ZG_INLINE constexpr auto operand(E&& e) {
+    using Tree = tree_of<E>;
+    if constexpr (std::is_lvalue_reference_v<E> && worth_sharing<Tree>)
+        return shared_expr<typename Tree::value_type>{shared_of(e)};
+    else
+        return e.tree;
+}
+
+/// The frame an operation's result belongs to: its operands', the first that has one.
+template <class L, class R>
+ZG_INLINE constexpr auto owner_of(const L& l, const R& r) {
+    return l.owner != nullptr ? l.owner : r.owner;
+}
+
+template <class T>
+ZG_INLINE constexpr std::uint32_t depth_in(const frame<T>* owner) {
+    return owner != nullptr ? owner->depth() : 0;
+}
+
+template <class Node, class T>
+ZG_INLINE constexpr expression<Node> make(const Node& node, frame<T>* owner) {
+    return {node, owner, depth_in(owner)};
+}
+
+/// What an elementwise operation holds for a scalar operand it broadcasts: a leaf or a constant
+/// as it is, anything else shared (each element uses it).
+template <class E>
+ZG_INLINE constexpr auto broadcast_operand(E&& e) {
+    using Tree = tree_of<E>;
+    if constexpr (weight<Tree>() == 0)
+        return e.tree;
+    else if constexpr (std::is_lvalue_reference_v<E>)
+        return shared_expr<typename Tree::value_type>{shared_of(e)};
+    else
+        return shared_expr<typename Tree::value_type>{e.owner->share(e.tree, e.depth)};
+}
+
+} // namespace detail
+
+/// Builds op(e) (elementwise when e is a vector).
+template <class Op, class E>
+ZG_INLINE constexpr auto apply(const Op& op, E&& e) {
+    using Tree = tree_of<E>;
+    auto* owner = e.owner;
+    if constexpr (vector_node<Tree>) {
+        using node = vector_unary_expr<Op, Tree>;
+        return detail::make(node(op, e.tree), owner);
+    } else {
+        auto a = detail::operand(std::forward<E>(e));
+        return detail::make(unary_expr<Op, decltype(a)>{op, a}, owner);
+    }
+}
+
+/// Builds op(l, r) (elementwise, a scalar side broadcast, when either is a vector).
+template <class Op, class L, class R>
+ZG_INLINE constexpr auto apply(const Op& op, L&& l, R&& r) {
+    auto* owner = detail::owner_of(l, r);
+    constexpr bool vl = vector_node<tree_of<L>>, vr = vector_node<tree_of<R>>;
+    if constexpr (vl || vr) {
+        auto left = [&] {
+            if constexpr (vl) return l.tree;
+            else return detail::broadcast_operand(std::forward<L>(l));
+        }();
+        auto right = [&] {
+            if constexpr (vr) return r.tree;
+            else return detail::broadcast_operand(std::forward<R>(r));
+        }();
+        using node = vector_binary_expr<Op, decltype(left), decltype(right)>;
+        return detail::make(node(op, left, right), owner);
+    } else {
+        auto left = detail::operand(std::forward<L>(l));
+        auto right = detail::operand(std::forward<R>(r));
+        return detail::make(binary_expr<Op, decltype(left), decltype(right)>{op, left, right},
+                            owner);
+    }
+}
+
 #define ZG_EXPR_UNARY_FUNCTION(fn)                                                                 \
     template <Expression E>                                                                        \
-    ZG_INLINE constexpr auto fn(const E& e) {                                                                \
-        return apply(fn##_op{}, e);                                                                \
+    ZG_INLINE constexpr auto fn(E&& e) {                                                           \
+        return apply(fn##_op{}, std::forward<E>(e));                                               \
     }
 ZG_UNARY_FUNCTIONS(ZG_EXPR_UNARY_FUNCTION)
 #undef ZG_EXPR_UNARY_FUNCTION
 
 template <Expression E>
-ZG_INLINE constexpr auto operator-(const E& e) {
-    return apply(neg_op{}, e);
+ZG_INLINE constexpr auto operator-(E&& e) {
+    return apply(neg_op{}, std::forward<E>(e));
 }
 template <Expression E>
-constexpr E operator+(const E& e) {
+constexpr std::remove_cvref_t<E> operator+(E&& e) {
     return e;
 }
 
 /// x^n for an integer n of any integer type: exact, and usable in constant expressions.
 template <Expression E, std::integral I>
-ZG_INLINE constexpr auto pow(const E& e, I n) {
-    return apply(pown_op::of(n), e);
+ZG_INLINE constexpr auto pow(E&& e, I n) {
+    return apply(pown_op::of(n), std::forward<E>(e));
 }
 
 namespace detail {
 /// pow with an integer exponent on the right takes the overload above.
 template <class Op, class U>
 inline constexpr bool integer_exponent = std::is_same_v<Op, pow_op> && std::integral<U>;
+
+template <class E>
+using value_type_of = typename std::remove_cvref_t<E>::value_type;
 } // namespace detail
 
 // Binary operations take two expressions, or an expression and a plain number on either side.
 #define ZG_EXPR_BINARY(name, fn)                                                                   \
     template <Expression L, Expression R>                                                          \
-    ZG_INLINE constexpr auto name(const L& l, const R& r) {                                                  \
-        return apply(fn##_op{}, l, r);                                                             \
+    ZG_INLINE constexpr auto name(L&& l, R&& r) {                                                  \
+        return apply(fn##_op{}, std::forward<L>(l), std::forward<R>(r));                           \
     }                                                                                              \
     template <Expression L, Number U>                                                              \
         requires(!detail::integer_exponent<fn##_op, U>)                                            \
-    ZG_INLINE constexpr auto name(const L& l, const U& r) {                                                  \
-        return apply(fn##_op{}, l, detail::constant<typename L::value_type>(r));                   \
+    ZG_INLINE constexpr auto name(L&& l, const U& r) {                                             \
+        return apply(fn##_op{}, std::forward<L>(l),                                                \
+                     detail::constant<detail::value_type_of<L>>(r));                               \
     }                                                                                              \
     template <Number U, Expression R>                                                              \
-    ZG_INLINE constexpr auto name(const U& l, const R& r) {                                                  \
-        return apply(fn##_op{}, detail::constant<typename R::value_type>(l), r);                   \
+    ZG_INLINE constexpr auto name(const U& l, R&& r) {                                             \
+        return apply(fn##_op{}, detail::constant<detail::value_type_of<R>>(l),                     \
+                     std::forward<R>(r));                                                          \
     }
 #define ZG_EXPR_BINARY_OPERATOR(fn, symbol) ZG_EXPR_BINARY(operator symbol, fn)
 #define ZG_EXPR_BINARY_FUNCTION(fn) ZG_EXPR_BINARY(fn, fn)
@@ -68,7 +197,7 @@ ZG_BINARY_FUNCTIONS(ZG_EXPR_BINARY_FUNCTION)
 #undef ZG_EXPR_BINARY_OPERATOR
 #undef ZG_EXPR_BINARY
 
-// ---- Comparisons look at values -------------------------------------------------------------
+// ---- Comparisons look at values -----------------------------------------------------------------
 
 template <Expression L, Expression R>
 constexpr bool operator==(const L& l, const R& r) {
@@ -87,36 +216,88 @@ constexpr auto operator<=>(const L& l, const U& r) {
     return l.value() <=> r;
 }
 
-// ---- let ----------------------------------------------------------------------------------------
+// ---- Misuse with a message ----------------------------------------------------------------------
+
+namespace detail {
+template <class>
+inline constexpr bool always_false = false;
+}
+
+// An expression's type is its computation, so a loop cannot grow one: += and -= (and the
+// assignment of another expression) would change it. The messages name the remedies.
+#define ZG_EXPR_NO_ACCUMULATION(symbol)                                                            \
+    template <Expression L, class R>                                                               \
+    constexpr L& operator symbol(L& l, const R&) {                                                 \
+        static_assert(detail::always_false<R>,                                                     \
+                      "zg::grad: an expression cannot be accumulated with " #symbol                \
+                      " (its type is its computation, which a loop cannot grow); sum over an "     \
+                      "index range with zg::sum(std::views::iota(0, n), [&](int i) { ... }), or "  \
+                      "use tape mode (zg::var) for loops and branches on values");                 \
+        return l;                                                                                  \
+    }
+ZG_EXPR_NO_ACCUMULATION(+=)
+ZG_EXPR_NO_ACCUMULATION(-=)
+ZG_EXPR_NO_ACCUMULATION(*=)
+ZG_EXPR_NO_ACCUMULATION(/=)
+#undef ZG_EXPR_NO_ACCUMULATION
+
+// ---- select and let -----------------------------------------------------------------------------
+
+namespace detail {
+/// What select holds for an operand: as an operation holds an expression, a number as a
+/// constant of type T.
+template <class T, class A>
+ZG_INLINE constexpr auto select_operand(A&& a) {
+    if constexpr (Expression<A>)
+        return operand(std::forward<A>(a));
+    else
+        return constant_expr<T>{T(a)};
+}
+template <class T, class A>
+ZG_INLINE constexpr frame<T>* owner_if_expression(const A& a) {
+    if constexpr (Expression<A>)
+        return a.owner;
+    else
+        return nullptr;
+}
+} // namespace detail
+
+/// zg::select(c, a, b): a where c is true, else b. Both are evaluated (so both must be defined
+/// at the point); the gradient flows through the picked one only. Branches on values in
+/// expression mode are written with it: `zg::select(x > 0, x, 0.1 * x)`.
+template <class A, class B>
+    requires((Expression<A> || Expression<B>) && (Expression<A> || Number<std::remove_cvref_t<A>>) &&
+             (Expression<B> || Number<std::remove_cvref_t<B>>))
+ZG_INLINE constexpr auto select(bool c, A&& a, B&& b) {
+    using T = detail::value_type_of<std::conditional_t<Expression<A>, A, B>>;
+    frame<T>* owner = detail::owner_if_expression<T>(a);
+    if (owner == nullptr) owner = detail::owner_if_expression<T>(b);
+    auto left = detail::select_operand<T>(std::forward<A>(a));
+    auto right = detail::select_operand<T>(std::forward<B>(b));
+    return detail::make(select_expr<decltype(left), decltype(right)>{c, left, right}, owner);
+}
 
 /// Binds e so that all its uses share one forward value and one adjoint, and its local backward
-/// runs once. Without it a subexpression used twice is copied, and copies of copies grow
-/// exponentially: `w = let(w * w * 0.5 + x)` sixty times over stays sixty small bindings.
+/// runs once. A named expression is shared without it (see operand above); let shares a
+/// subexpression that has no name, or one that weighs too little to be shared by itself.
 ///
 ///     auto f = [](auto x) {
 ///         auto s = zg::let(sin(x) * x);
 ///         return s * s + s;           // sin(x) * x is evaluated and swept once
 ///     };
-///
-/// Each call site makes a distinct binding. A helper that calls let, used twice with different
-/// numbers in one expression, throws zg::error rather than merge the two.
-template <class Tree, class Bindings, class Site = decltype([] {})>
-constexpr auto let(const expression<Tree, Bindings>& e) {
-    // The call site's lambda type is distinct for every call site and every instantiation, so
-    // it identifies the binding; naming the bound tree in the id instead would make each id of
-    // a let chain contain the previous one twice, a type exponentially large to compare.
+template <Expression E>
+constexpr auto let(E&& e) {
+    using Tree = tree_of<E>;
     static_assert(!vector_node<Tree>,
                   "zg::let: binds a scalar expression; a vector expression is evaluated per "
                   "element where it is used (bind a scalar, or reduce the vector first)");
     if constexpr (vector_node<Tree>) {
         return e; // after the message above, nothing more to say
     } else {
-        using id = Site;
-        using use = bound_expr<id, typename Tree::value_type>;
-        std::uint64_t serial = 0; // not `const`: its initializer would be constant-evaluated
-        if (!std::is_constant_evaluated()) serial = detail::next_let_serial();
-        auto bindings = detail::append(e.bindings, binding<id, Tree>(e.tree, serial));
-        return expression<use, decltype(bindings)>{use{e.tree.value}, bindings};
+        using T = typename Tree::value_type;
+        shared_base<T>* node = std::is_lvalue_reference_v<E> ? detail::shared_of(e)
+                                                             : e.owner->share(e.tree, e.depth);
+        return detail::make(shared_expr<T>{node}, e.owner);
     }
 }
 
@@ -124,6 +305,7 @@ constexpr auto let(const expression<Tree, Bindings>& e) {
 
 namespace zg {
 using expr::let;
+using expr::select;
 // zg::sin(x) works too, beside sin(x) found by argument-dependent lookup.
 #define ZG_USING_EXPR_FUNCTION(fn) using expr::fn;
 ZG_UNARY_FUNCTIONS(ZG_USING_EXPR_FUNCTION)

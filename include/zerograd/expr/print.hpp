@@ -1,160 +1,79 @@
-// zerograd/expr/print.hpp: an expression's type tree as readable text and as Graphviz DOT, with
-// each node's value and the adjoint the reverse sweep gives it.
+// zerograd/expr/print.hpp: an expression's tree as readable text and as Graphviz DOT, with each
+// node's value and the adjoint the reverse sweep gives it.
 #pragma once
 
-#include "zerograd/core/scalar.hpp"
+#include "zerograd/expr/describe.hpp"
 #include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/sweep.hpp"
-#include "zerograd/expr/vector.hpp"
+#include "zerograd/expr/frame.hpp"
+#include "zerograd/expr/grad.hpp"
 
-#include <boost/hana/for_each.hpp>
-#include <boost/hana/range.hpp>
-
-#include <array>
 #include <cstddef>
-#include <cstdio>
 #include <map>
 #include <string>
-#include <string_view>
-#include <type_traits>
 #include <vector>
 
 namespace zg::expr {
 
 namespace detail {
 
-inline std::string number(double x) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.4g", x);
-    return text;
-}
+/// A built expression described for printing: the root's tree, then each shared node it reaches
+/// once (latest made first, as the sweep goes), with the adjoint the sweep gives every node.
+struct printed_tree {
+    description nodes;
+    std::vector<double> adjoints;
+    std::vector<std::size_t> roots;
+    std::map<const void*, std::size_t> shared_numbers; // s0, s1, ... in the order met
 
-/// One node of the printed tree: its label, value, adjoint and children.
-struct printed_node {
-    std::string label;
-    std::string value;    // empty for vector nodes
-    std::string adjoint;  // empty where a node has no single adjoint (vector nodes)
-    std::vector<std::size_t> children;
-    int leaf = -1;            // argument number, for leaves
-    double adjoint_value = 0; // unrounded, to sum a leaf's uses
-};
-
-/// Walks a tree from the root down, the way the sweep does, recording each node with the
-/// adjoint the sweep gives it.
-template <class Bindings>
-struct tree_printer {
-    std::vector<printed_node> nodes;
-    std::array<double, binding_count<Bindings>> binding_adjoints{};
-
-    template <class Node>
-    std::size_t visit(const Node& node, double adjoint) {
-        const std::size_t at = nodes.size();
-        nodes.push_back({});
-        printed_node out;
-        if constexpr (vector_node<Node>) {
-            out = visit_vector(node);
-        } else {
-            out.value = number(zg::detail::primal(node.value));
-            out.adjoint = number(adjoint);
-            out.adjoint_value = adjoint;
-            if constexpr (requires { node.l; }) {
-                out.label = std::string(node.op.name);
-                const double v = zg::detail::primal(node.value);
-                const double l = zg::detail::primal(node.l.value);
-                const double r = zg::detail::primal(node.r.value);
-                out.children = {visit(node.l, adjoint * node.op.dl(l, r, v)),
-                                visit(node.r, adjoint * node.op.dr(l, r, v))};
-            } else if constexpr (requires { node.a; }) {
-                out.label = std::string(node.op.name);
-                const double a = zg::detail::primal(node.a.value);
-                out.children = {
-                    visit(node.a, adjoint * node.op.dx(a, zg::detail::primal(node.value)))};
-            } else if constexpr (requires { node.v; }) {
-                out.label = std::string(Node::name);
-                out.children = {visit(node.v, adjoint)};
-            } else {
-                out.label = end_label(node, adjoint, out);
+    /// The adjoints below `root`, which has `adjoint`: each child gets its parent's times the
+    /// local partial (children come before parents in a description).
+    void propagate(std::size_t first, std::size_t root, double adjoint,
+                   std::map<const void*, double>& gathered) {
+        adjoints.resize(nodes.size(), 0.0);
+        for (std::size_t i = first; i <= root; ++i)
+            if (nodes[i].shared != nullptr) {
+                const auto [at, fresh] =
+                    shared_numbers.try_emplace(nodes[i].shared, shared_numbers.size());
+                nodes[i].label = "s" + std::to_string(at->second);
             }
-        }
-        nodes[at] = out;
-        return at;
-    }
-
-    template <std::size_t I, class T>
-    std::string end_label(const leaf_expr<I, T>&, double, printed_node& out) {
-        out.leaf = int(I);
-        return "x" + std::to_string(I);
-    }
-    template <class T>
-    std::string end_label(const constant_expr<T>& c, double, printed_node& out) {
-        out.adjoint.clear();
-        return number(zg::detail::primal(c.value));
-    }
-    template <class Id, class T>
-    std::string end_label(const bound_expr<Id, T>&, double adjoint, printed_node&) {
-        constexpr std::size_t k = binding_index<Id, Bindings>::value;
-        binding_adjoints[k] += adjoint;
-        return "let " + std::to_string(k);
-    }
-    template <class Node>
-    std::string end_label(const Node&, double, printed_node&) {
-        return "?";
-    }
-
-    template <class Node>
-    printed_node visit_vector(const Node& node) {
-        printed_node out;
-        if constexpr (requires { node.values; }) {
-            out.label = (requires { Node::argument; } ? "x" : "constant") +
-                        std::string("[") + std::to_string(node.size()) + "]";
-            if constexpr (requires { Node::argument; }) out.leaf = int(Node::argument);
-        } else if constexpr (requires { node.l; }) {
-            out.label = std::string(node.op.name) + " (elementwise)";
-            out.children = {visit_operand(node.l), visit_operand(node.r)};
-        } else {
-            out.label = std::string(node.op.name) + " (elementwise)";
-            out.children = {visit_operand(node.v)};
-        }
-        return out;
-    }
-    template <class Node>
-    std::size_t visit_operand(const Node& node) {
-        if constexpr (vector_node<Node>) {
-            const std::size_t at = nodes.size();
-            nodes.push_back({});
-            nodes[at] = visit_vector(node);
-            return at;
-        } else {
-            return visit(node, 0.0); // a broadcast scalar: its adjoint is a sum over elements
+        adjoints[root] = adjoint;
+        for (std::size_t i = root + 1; i-- > first;) {
+            for (const auto& [child, partial] : nodes[i].children)
+                adjoints[child] += adjoints[i] * partial;
+            if (nodes[i].shared != nullptr) gathered[nodes[i].shared] += adjoints[i];
         }
     }
 };
 
-template <class Tree, class Bindings>
-tree_printer<Bindings> print_tree(const expression<Tree, Bindings>& e,
-                                  std::vector<std::size_t>& roots) {
-    namespace hana = boost::hana;
-    tree_printer<Bindings> printer;
-    roots.push_back(printer.visit(e.tree, 1.0));
-    constexpr std::size_t count = binding_count<Bindings>;
-    if constexpr (count > 0) {
-        // Latest binding first, as the sweep goes: each has gathered its uses' adjoints by then.
-        hana::for_each(hana::make_range(hana::size_c<0>, hana::size_c<count>), [&](auto i) {
-            constexpr std::size_t k = count - 1 - decltype(i)::value;
-            const std::size_t at = printer.visit(e.bindings.template at<k>().tree,
-                                                 printer.binding_adjoints[k]);
-            printer.nodes[at].label = "let " + std::to_string(k) + " = " + printer.nodes[at].label;
-            roots.push_back(at);
-        });
+template <class E, std::size_t N>
+printed_tree print_tree(const built_expression<E, N>& e) {
+    printed_tree printed;
+    std::map<const void*, double> gathered;
+    if constexpr (Expression<E>) {
+        const auto values = evaluated(e.expression.tree);
+        const std::size_t root = describe<0>(e.expression.tree, values.data(), printed.nodes);
+        printed.propagate(0, root, 1.0, gathered);
+        printed.roots.push_back(root);
     }
-    return printer;
+    for (const shared_base<double>* node = e.owner->call.persistent_last(); node != nullptr;
+         node = node->previous) {
+        const auto found = gathered.find(node);
+        if (found == gathered.end() || node->describe == nullptr) continue;
+        const std::size_t first = printed.nodes.size();
+        const std::size_t root = node->describe(*node, printed.nodes);
+        printed.propagate(first, root, found->second, gathered);
+        printed.nodes[root].label = "s" + std::to_string(printed.shared_numbers[node]) + " = " +
+                                    printed.nodes[root].label;
+        printed.roots.push_back(root);
+    }
+    return printed;
 }
 
 } // namespace detail
 
 /// The expression's tree as indented text, one node a line with its value and the adjoint the
-/// reverse sweep gives it (for a leaf used twice, each use shows its own share). Let-bindings
-/// follow the main tree, each once.
+/// reverse sweep gives it (for a leaf used twice, each use shows its own share). Shared nodes
+/// (named intermediates used several times, let-bindings) are named s0, s1, ... where used, and
+/// follow the main tree, each once, with the adjoint their uses gathered.
 ///
 ///     auto L = zg::expr::build([](auto a, auto b) { return a * b + b; }, 2.0, -3.0);
 ///     std::cout << zg::expr::to_text(L);
@@ -162,46 +81,50 @@ tree_printer<Bindings> print_tree(const expression<Tree, Bindings>& e,
 ///     // ├── *  value -6  adjoint 1
 ///     // │   ├── x0  value 2  adjoint -3
 ///     // ...
-template <class Tree, class Bindings>
-std::string to_text(const expression<Tree, Bindings>& e) {
-    std::vector<std::size_t> roots;
-    const auto printer = detail::print_tree(e, roots);
+template <class E, std::size_t N>
+std::string to_text(const built_expression<E, N>& e) {
+    const auto printed = detail::print_tree(e);
     std::string text;
     const auto line = [&](const auto& self, std::size_t at, const std::string& prefix,
                           const std::string& child_prefix) -> void {
-        const auto& node = printer.nodes[at];
-        text += prefix + node.label;
-        if (!node.value.empty()) text += "  value " + node.value;
-        if (!node.adjoint.empty()) text += "  adjoint " + node.adjoint;
+        const auto& node = printed.nodes[at];
+        text += prefix + node.label + "  value " + node.value;
+        if (!node.constant) text += "  adjoint " + detail::number(printed.adjoints[at]);
         text += '\n';
         for (std::size_t c = 0; c < node.children.size(); ++c) {
             const bool last = c + 1 == node.children.size();
-            self(self, node.children[c], child_prefix + (last ? "└── " : "├── "),
+            self(self, node.children[c].first, child_prefix + (last ? "└── " : "├── "),
                  child_prefix + (last ? "    " : "│   "));
         }
     };
-    for (std::size_t root : roots) line(line, root, "", "");
+    for (std::size_t root : printed.roots) line(line, root, "", "");
     return text;
 }
 
 /// The expression's tree as Graphviz DOT: a record `{ operation | value | adjoint }` per node,
-/// one node per argument (its adjoint summed over its uses), edges from operands to results.
-/// Render it with `dot -Tsvg`.
-template <class Tree, class Bindings>
-std::string to_dot(const expression<Tree, Bindings>& e) {
-    std::vector<std::size_t> roots;
-    const auto printer = detail::print_tree(e, roots);
-    const auto& nodes = printer.nodes;
+/// one per argument and per shared node (its adjoint summed over its uses), edges from operands
+/// to results. Render it with `dot -Tsvg`.
+template <class E, std::size_t N>
+std::string to_dot(const built_expression<E, N>& e) {
+    const auto printed = detail::print_tree(e);
+    const auto& nodes = printed.nodes;
     std::map<int, double> leaf_adjoints;
     std::map<int, std::string> leaf_values;
-    for (const auto& node : nodes)
-        if (node.leaf >= 0 && !node.value.empty()) {
-            leaf_adjoints[node.leaf] += node.adjoint_value;
-            leaf_values[node.leaf] = node.value;
+    std::map<const void*, std::size_t> definitions; // a shared node's own record
+    for (std::size_t at = 0; at < nodes.size(); ++at) {
+        if (nodes[at].leaf >= 0) {
+            leaf_adjoints[nodes[at].leaf] += printed.adjoints[at];
+            leaf_values[nodes[at].leaf] = nodes[at].value;
         }
+    }
+    for (std::size_t root : printed.roots)
+        for (const auto& [node, number] : printed.shared_numbers)
+            if (nodes[root].label.starts_with("s" + std::to_string(number) + " = "))
+                definitions[node] = root;
     const auto id = [&](std::size_t at) {
-        return nodes[at].leaf >= 0 && !nodes[at].value.empty() ? "x" + std::to_string(nodes[at].leaf)
-                                                               : "n" + std::to_string(at);
+        if (nodes[at].leaf >= 0) return "x" + std::to_string(nodes[at].leaf);
+        if (nodes[at].shared != nullptr) return "n" + std::to_string(definitions[nodes[at].shared]);
+        return "n" + std::to_string(at);
     };
     std::string dot = "digraph zerograd {\n  rankdir=LR;\n  node [shape=record];\n";
     for (const auto& [leaf, adjoint] : leaf_adjoints)
@@ -210,13 +133,13 @@ std::string to_dot(const expression<Tree, Bindings>& e) {
                " }\"];\n";
     for (std::size_t at = 0; at < nodes.size(); ++at) {
         const auto& node = nodes[at];
-        if (node.leaf < 0 || node.value.empty()) {
-            dot += "  n" + std::to_string(at) + " [label=\"{ " + node.label;
-            if (!node.value.empty()) dot += " | value " + node.value;
-            if (!node.adjoint.empty()) dot += " | adjoint " + node.adjoint;
+        if (node.leaf < 0 && node.shared == nullptr) {
+            dot += "  n" + std::to_string(at) + " [label=\"{ " + node.label + " | value " +
+                   node.value;
+            if (!node.constant) dot += " | adjoint " + detail::number(printed.adjoints[at]);
             dot += " }\"];\n";
         }
-        for (std::size_t child : node.children)
+        for (const auto& [child, partial] : node.children)
             dot += "  " + id(child) + " -> n" + std::to_string(at) + ";\n";
     }
     return dot + "}\n";

@@ -1,0 +1,100 @@
+// zerograd/expr/describe.hpp: a tree described node by node, with its values and local partials:
+// what zg::expr::to_text prints. A shared node keeps a pointer to its tree's describe, since the
+// expressions that use it do not name its type.
+#pragma once
+
+#include "zerograd/core/scalar.hpp"
+#include "zerograd/expr/expression.hpp"
+
+#include <cstddef>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace zg::expr {
+
+/// One node of a described tree.
+struct described_node {
+    std::string label;
+    std::string value;
+    int leaf = -1;                 // scalar argument number, for a leaf
+    const void* shared = nullptr;  // the shared node, for a use of one
+    bool constant = false;         // a constant: no adjoint
+    std::vector<std::pair<std::size_t, double>> children; // index in the description, partial
+};
+using description = std::vector<described_node>;
+
+namespace detail {
+
+inline std::string number(double x) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4g", x);
+    return text;
+}
+
+} // namespace detail
+
+/// Describes the node whose slots start at At into `out`, operands first; returns its index.
+template <std::size_t At, class Node, class T>
+std::size_t describe(const Node& node, const T* values, description& out) {
+    using zg::detail::primal;
+    described_node d;
+    if constexpr (requires { node.l; }) {
+        constexpr std::size_t r_at = At + slot_count<decltype(node.l)>;
+        const T& l = value_at<At>(node.l, values);
+        const T& r = value_at<r_at>(node.r, values);
+        const T& y = values[r_at + slot_count<decltype(node.r)>];
+        d.label = std::string(node.op.name);
+        const std::size_t left = describe<At>(node.l, values, out);
+        const std::size_t right = describe<r_at>(node.r, values, out);
+        d.children = {{left, primal(node.op.dl(l, r, y))}, {right, primal(node.op.dr(l, r, y))}};
+    } else if constexpr (requires { node.op; }) {
+        const T& x = value_at<At>(node.a, values);
+        const T& y = values[At + slot_count<decltype(node.a)>];
+        d.label = std::string(node.op.name);
+        d.children = {{describe<At>(node.a, values, out), primal(node.op.dx(x, y))}};
+    } else if constexpr (requires { node.first; }) {
+        d.label = node.first ? "select (first)" : "select (second)";
+        const std::size_t a = describe<At>(node.a, values, out);
+        const std::size_t b = describe<At + slot_count<decltype(node.a)>>(node.b, values, out);
+        d.children = {{a, node.first ? 1.0 : 0.0}, {b, node.first ? 0.0 : 1.0}};
+    } else {
+        describe_end(node, d);
+    }
+    d.value = detail::number(primal(value_at<At>(node, values)));
+    out.push_back(std::move(d));
+    return out.size() - 1;
+}
+
+template <std::size_t I, class T>
+void describe_end(const leaf_expr<I, T>&, described_node& d) {
+    d.label = "x" + std::to_string(I);
+    d.leaf = int(I);
+}
+template <class T>
+void describe_end(const constant_expr<T>& c, described_node& d) {
+    d.label = detail::number(zg::detail::primal(c.value));
+    d.constant = true;
+}
+template <std::size_t I, class T>
+void describe_end(const element_expr<I, T>& e, described_node& d) {
+    d.label = "x" + std::to_string(I) + "[" + std::to_string(e.index) + "]";
+}
+template <class T>
+void describe_end(const shared_expr<T>& s, described_node& d) {
+    d.shared = s.node;
+}
+template <class T>
+void describe_end(const state_expr<T>&, described_node& d) {
+    d.label = "state";
+}
+template <class Node>
+void describe_end(const Node&, described_node& d) {
+    if constexpr (requires { Node::name; })
+        d.label = std::string(Node::name);
+    else
+        d.label = "reduction";
+}
+
+} // namespace zg::expr

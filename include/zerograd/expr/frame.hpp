@@ -1,0 +1,380 @@
+// zerograd/expr/frame.hpp: the call's frame, what one zg::grad call keeps beside the trees: the
+// subexpressions its lambda uses several times (each kept once, swept once), the records of its
+// reductions, and the bookkeeping of its vector arguments' gradients.
+#pragma once
+
+#include "zerograd/core/config.hpp"
+#include "zerograd/core/scalar.hpp"
+#include "zerograd/core/thread_object.hpp"
+#include "zerograd/expr/describe.hpp"
+#include "zerograd/expr/expression.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <span>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace zg::expr {
+
+template <class T>
+struct sweep_context;
+
+// ---- Scratch memory -----------------------------------------------------------------------------
+
+namespace detail {
+
+/// Blocks of scratch memory a thread keeps between calls: after the first call, a call of the
+/// same size allocates nothing.
+class block_pool {
+public:
+    struct block {
+        std::byte* data;
+        std::size_t size;
+    };
+
+    /// A free block of at least `bytes`.
+    block take(std::size_t bytes) {
+        for (std::size_t i = 0; i < free_.size(); ++i)
+            if (free_[i].size >= bytes) {
+                const block found = free_[i];
+                free_.erase(free_.begin() + std::ptrdiff_t(i));
+                return found;
+            }
+        const std::size_t size = std::max<std::size_t>(bytes, std::size_t{1} << 16);
+        owned_.push_back(std::make_unique_for_overwrite<std::byte[]>(size));
+        return {owned_.back().get(), size};
+    }
+    void give_back(block b) { free_.push_back(b); }
+
+private:
+    std::vector<std::unique_ptr<std::byte[]>> owned_;
+    std::vector<block> free_;
+};
+
+} // namespace detail
+
+/// Bump allocation in blocks that never move (so pointers into them stay valid), rewound to a
+/// mark. The first block may be the caller's (on its stack); the others come from the thread's
+/// pool and return to it when the arena ends.
+class arena {
+public:
+    struct mark {
+        std::size_t block = 0, used = 0;
+    };
+
+    constexpr arena() = default;
+    constexpr arena(std::byte* first, std::size_t size) : callers_first_(true) {
+        blocks_[0] = {first, size};
+        count_ = 1;
+    }
+    arena(const arena&) = delete;
+    arena& operator=(const arena&) = delete;
+    constexpr ~arena() {
+        if (std::is_constant_evaluated()) return; // nothing was allocated
+        for (std::size_t i = callers_first_ ? 1 : 0; i < count_; ++i)
+            zg::detail::this_thread_object<detail::block_pool>().give_back(blocks_[i]);
+    }
+
+    /// `bytes` of memory aligned for any scalar type.
+    void* allocate(std::size_t bytes) {
+        bytes = (bytes + alignment - 1) & ~(alignment - 1);
+        if (count_ == 0 || used_ + bytes > blocks_[current_].size) [[unlikely]]
+            move_to_a_block_with_room(bytes);
+        void* p = blocks_[current_].data + used_;
+        used_ += bytes;
+        return p;
+    }
+
+    mark position() const { return {current_, used_}; }
+    void rewind(mark m) {
+        current_ = m.block;
+        used_ = m.used;
+    }
+
+private:
+    static constexpr std::size_t alignment = 16;
+    static constexpr std::size_t max_blocks = 64; // each new block is at least twice the last
+
+    [[gnu::noinline]] void move_to_a_block_with_room(std::size_t bytes) {
+        while (current_ + 1 < count_) {
+            ++current_;
+            used_ = 0;
+            if (bytes <= blocks_[current_].size) return;
+        }
+        if (count_ == max_blocks) throw std::bad_alloc();
+        const std::size_t last = count_ == 0 ? 0 : blocks_[count_ - 1].size;
+        blocks_[count_] =
+            zg::detail::this_thread_object<detail::block_pool>().take(std::max(bytes, 2 * last));
+        current_ = count_++;
+        used_ = 0;
+    }
+
+    detail::block_pool::block blocks_[max_blocks]; // the first count_ are set: no cost to clear
+    std::size_t count_ = 0, current_ = 0, used_ = 0;
+    bool callers_first_ = false;
+};
+
+// ---- Shared subexpressions ----------------------------------------------------------------------
+
+/// A subexpression kept once in the frame: its value, the adjoint its uses gather, and how to
+/// sweep it (its tree's type is known where it was made, so the sweep is a function pointer).
+/// Each lives in a list in the order made, which the frame sweeps backwards: every use of a node
+/// is made after it, so each node is swept after all of its uses.
+template <class T>
+struct shared_base {
+    T value{};
+    T adjoint{};
+    void (*sweep)(shared_base&, sweep_context<T>&) = nullptr;
+    void (*destroy)(shared_base*) = nullptr; // in constant evaluation, where it was new'd
+    std::size_t (*describe)(const shared_base&, description&) = nullptr; // for printing
+    shared_base* previous = nullptr;         // made just before it, in its list
+    std::uint32_t gathered_in = 0;           // the gathering (below) that last noted it
+    bool persistent = false;                 // made outside element functions: lives to the end
+};
+
+template <class Tree>
+struct shared_node : shared_base<typename Tree::value_type> {
+    Tree tree;
+    values_of<Tree> values; // each slot written by evaluate
+    constexpr explicit shared_node(const Tree& t) : tree(t) {
+        if (std::is_constant_evaluated()) values = {}; // read only where written, but literal
+    }
+};
+
+/// Sweeps the nodes from `last` back to (not including) `stop`.
+template <class T>
+constexpr void sweep_list(shared_base<T>* last, shared_base<T>* stop, sweep_context<T>& context) {
+    for (shared_base<T>* node = last; node != stop; node = node->previous)
+        node->sweep(*node, context);
+}
+
+/// The shared nodes made outside an element function that a reduction's elements reached while
+/// it swept them as it was built (zerograd/expr/map_reduce.hpp): each with the adjoint it
+/// gathered then, which the reduction's own sweep scales and passes on.
+template <class T>
+struct gathered_use {
+    shared_base<T>* node;
+    T partial;
+    gathered_use* next;
+};
+
+/// The same for the states of a persistent zg::scan: each adds into the state's adjoint.
+template <class T>
+struct gathered_state {
+    T* adjoint;
+    T partial;
+    gathered_state* next;
+};
+
+// ---- Vector arguments ---------------------------------------------------------------------------
+
+/// Vector argument I's gradient during a call, and who writes into it. A reduction built at the
+/// top level of the lambda that is the first node to reach the argument may claim it: it adds
+/// its partials by the argument's elements (for adjoint 1) into the gradient itself as it is
+/// built, and its sweep only records the adjoint that reached it (`scale`), as a hand-written
+/// adjoint writes its gradient in the forward loop. When the sweep ends, the gradient is scaled,
+/// and what other nodes wrote meanwhile (into `deferred`) is added.
+template <class T>
+struct argument_state {
+    std::size_t length = 0; // 0 for a number
+    T* gradient = nullptr;  // a vector argument's
+    T* deferred = nullptr;  // where others write when the gradient is claimed and shared
+    bool touched = false;   // a node's sweep writes into it
+    bool shared = false;    // ... and another's too
+    bool claimed = false;   // the first holds its partials in `gradient`
+    bool strong = false;    // the adjoint reaching the claimant may be infinite
+    T scale{};              // the adjoints that reached the claimant
+};
+
+/// A reduction that sweeps its elements as it builds them (zerograd/expr/map_reduce.hpp): nodes
+/// built meanwhile write into its record, which `reach` gives partials for the vector arguments
+/// they reach before anything is written.
+struct immediate_target {
+    void (*reach)(immediate_target&, std::uint64_t vectors);
+};
+
+// ---- The frame ----------------------------------------------------------------------------------
+
+/// What one zg::grad call keeps. Shared nodes made outside element functions (depth 0) live in
+/// the persistent arena until the call ends; everything made inside element functions (depth
+/// 1 and more) and the records of reductions live in the scoped arena, which a sum swept as it
+/// is built rewinds after each element: its memory is the parameters and one element's
+/// temporaries.
+template <class T>
+class frame {
+public:
+    /// A frame whose arenas start in `stack` (the caller's): a call whose nodes and records fit
+    /// allocates nothing.
+    frame(std::span<argument_state<T>> arguments, std::span<std::byte> stack)
+        : arguments_(arguments), persistent_(stack.data(), stack.size() / 2),
+          scoped_(stack.data() + stack.size() / 2, stack.size() / 2) {}
+    constexpr explicit frame(std::span<argument_state<T>> arguments) : arguments_(arguments) {}
+    frame(const frame&) = delete;
+    frame& operator=(const frame&) = delete;
+    constexpr ~frame() {
+        if (std::is_constant_evaluated())
+            for (shared_base<T>* node = persistent_last_; node != nullptr;) {
+                shared_base<T>* previous = node->previous;
+                node->destroy(node);
+                node = previous;
+            }
+    }
+
+    /// Keeps `tree` once, evaluated, for expressions built at `depth`.
+    template <class Tree>
+    constexpr shared_node<Tree>* share(const Tree& tree, std::uint32_t depth) {
+        shared_node<Tree>* node;
+        if (std::is_constant_evaluated()) {
+            node = new shared_node<Tree>(tree);
+            node->destroy = [](shared_base<T>* p) { delete static_cast<shared_node<Tree>*>(p); };
+        } else {
+            static_assert(std::is_trivially_destructible_v<shared_node<Tree>>);
+            void* memory = depth == 0 ? persistent_.allocate(sizeof(shared_node<Tree>))
+                                      : scoped_allocate(sizeof(shared_node<Tree>));
+            node = ::new (memory) shared_node<Tree>(tree);
+        }
+        evaluate<0>(tree, node->values.data());
+        node->value = value_at<0>(tree, node->values.data());
+        node->sweep = &sweep_shared<Tree>;
+        node->describe = [](const shared_base<T>& base, description& out) {
+            const auto& n = static_cast<const shared_node<Tree>&>(base);
+            return expr::describe<0>(n.tree, n.values.data(), out);
+        };
+        node->persistent = depth == 0;
+        shared_base<T>*& last = depth == 0 ? persistent_last_ : scoped_last_;
+        node->previous = last;
+        last = node;
+        touch(leaves_of<Tree>.vectors);
+        return node;
+    }
+
+    /// Links a shared node made elsewhere (a zg::scan's recurrence) into the list of `depth`,
+    /// with its sweep.
+    void adopt(shared_base<T>* node, void (*sweep)(shared_base<T>&, sweep_context<T>&)) {
+        node->sweep = sweep;
+        node->persistent = depth_ == 0;
+        shared_base<T>*& last = depth_ == 0 ? persistent_last_ : scoped_last_;
+        node->previous = last;
+        last = node;
+    }
+
+    // -- depth: element functions being built --
+
+    constexpr std::uint32_t depth() const { return depth_; }
+
+    /// Entered while a reduction calls its element function: nodes built there belong to it.
+    /// `immediate`: the reduction sweeps each element as it is built, into a record of its own.
+    struct element_scope {
+        frame& owner;
+        immediate_target* previous;
+        element_scope(frame& f, immediate_target* immediate)
+            : owner(f), previous(f.immediate_) {
+            ++owner.depth_;
+            if (immediate != nullptr) owner.immediate_ = immediate;
+        }
+        element_scope(const element_scope&) = delete;
+        element_scope& operator=(const element_scope&) = delete;
+        ~element_scope() {
+            --owner.depth_;
+            owner.immediate_ = previous;
+        }
+    };
+
+    // -- the scoped arena and list --
+
+    struct scoped_mark {
+        arena::mark memory;
+        shared_base<T>* last;
+    };
+    scoped_mark scoped_position() const { return {scoped_.position(), scoped_last_}; }
+    void rewind(const scoped_mark& m) {
+        scoped_.rewind(m.memory);
+        scoped_last_ = m.last;
+    }
+    shared_base<T>* scoped_last() const { return scoped_last_; }
+    constexpr shared_base<T>* persistent_last() const { return persistent_last_; }
+
+    /// n values of U from the scoped arena, uninitialized, or zeroed.
+    template <class U>
+    U* scratch(std::size_t n) {
+        static_assert(std::is_trivially_destructible_v<U>);
+        return static_cast<U*>(scoped_allocate(n * sizeof(U)));
+    }
+    template <class U>
+    U* zeroed(std::size_t n) {
+        U* p = scratch<U>(n);
+        std::fill_n(p, n, U{});
+        return p;
+    }
+    /// Memory that lives to the end of the call whatever the depth.
+    template <class U>
+    U* lasting(std::size_t n) {
+        return static_cast<U*>(persistent_.allocate(n * sizeof(U)));
+    }
+
+    // -- the arguments' gradients --
+
+    std::span<argument_state<T>> arguments() const { return arguments_; }
+
+    /// Notes that nodes built now write into the gradients of the vector arguments `vectors`
+    /// when swept. Inside a reduction swept as it is built, they write into its record instead,
+    /// which must then hold partials for them.
+    constexpr void touch(std::uint64_t vectors) {
+        if (immediate_ != nullptr) {
+            if (vectors != 0) immediate_->reach(*immediate_, vectors);
+            return;
+        }
+        for (std::uint64_t bits = vectors; bits != 0; bits &= bits - 1) {
+            argument_state<T>& a = arguments_[std::size_t(std::countr_zero(bits))];
+            a.shared |= a.touched;
+            a.touched = true;
+        }
+    }
+    /// Whether a reduction built now may claim the gradients of `vectors` (see claim).
+    bool claimable(std::uint64_t vectors) const {
+        if (immediate_ != nullptr) return false;
+        for (std::uint64_t bits = vectors; bits != 0; bits &= bits - 1)
+            if (arguments_[std::size_t(std::countr_zero(bits))].touched) return false;
+        return true;
+    }
+    /// Claims the gradients of `vectors` for a reduction built now, if no other node writes
+    /// into them.
+    bool claim(std::uint64_t vectors) {
+        if (immediate_ != nullptr || vectors == 0) return false;
+        for (std::uint64_t bits = vectors; bits != 0; bits &= bits - 1)
+            if (arguments_[std::size_t(std::countr_zero(bits))].touched) return false;
+        for (std::uint64_t bits = vectors; bits != 0; bits &= bits - 1) {
+            argument_state<T>& a = arguments_[std::size_t(std::countr_zero(bits))];
+            a.touched = a.claimed = true;
+        }
+        return true;
+    }
+    /// A new number for a gathering: the nodes it notes remember it.
+    std::uint32_t next_gathering() { return ++gatherings_; }
+
+private:
+    void* scoped_allocate(std::size_t bytes) { return scoped_.allocate(bytes); }
+
+    template <class Tree>
+    static constexpr void sweep_shared(shared_base<T>& base, sweep_context<T>& context);
+
+    std::span<argument_state<T>> arguments_;
+    arena persistent_, scoped_;
+    shared_base<T>* persistent_last_ = nullptr;
+    shared_base<T>* scoped_last_ = nullptr;
+    immediate_target* immediate_ = nullptr; // the innermost reduction swept as it is built
+    std::uint32_t depth_ = 0, gatherings_ = 0;
+};
+
+/// The frame of the zg::grad call in progress on this thread, for verbs with no expression to
+/// find it from (zg::sum over a range of integers).
+template <class T>
+inline thread_local frame<T>* current_frame = nullptr;
+
+} // namespace zg::expr

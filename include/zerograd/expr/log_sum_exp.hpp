@@ -1,0 +1,122 @@
+// zerograd/expr/log_sum_exp.hpp: zg::log_sum_exp of a few scalar expressions (a, b, ...) or of a
+// std::array of them, shifted by the largest so that nothing overflows.
+#pragma once
+
+#include "zerograd/core/error.hpp"
+#include "zerograd/core/scalar.hpp"
+#include "zerograd/expr/expression.hpp"
+#include "zerograd/expr/frame.hpp"
+#include "zerograd/expr/map_reduce.hpp"
+#include "zerograd/expr/operations.hpp"
+#include "zerograd/expr/sweep.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <new>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace zg::expr {
+
+namespace detail {
+
+/// The terms of a log-sum-exp of scalar expressions: their trees and values, and exp(term -
+/// largest), kept in the frame.
+template <class T, class... Trees>
+struct log_sum_exp_terms {
+    std::tuple<Trees...> trees;
+    std::tuple<values_of<Trees>...> values;
+    std::array<T, sizeof...(Trees)> exponentials{};
+    T total{};
+};
+
+} // namespace detail
+
+/// log(exp(a) + exp(b) + ...) of scalar expressions; the partial by term i is
+/// exp(term_i - largest) / total, kept from the build.
+template <class T, class... Trees>
+struct log_sum_exp_of_terms {
+    using value_type = T;
+    static constexpr bool reduction = true;
+    static constexpr std::string_view name = "log_sum_exp";
+    T value;
+    const detail::log_sum_exp_terms<T, Trees...>* kept;
+
+    template <bool Strong, class Sink>
+    void backward(const T& adjoint, Sink& sink) const {
+        const T scale = adjoint / kept->total;
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            (expr::backward<0, Strong>(
+                 std::get<I>(kept->trees), std::get<I>(kept->values).data(),
+                 Strong ? zg::detail::chain(adjoint, kept->exponentials[I] / kept->total)
+                        : scale * kept->exponentials[I],
+                 sink),
+             ...);
+        }(std::index_sequence_for<Trees...>{});
+    }
+};
+
+namespace detail {
+
+template <class T, class... Trees>
+auto log_sum_exp_of(frame<T>& f, const Trees&... trees) {
+    using kept_type = log_sum_exp_terms<T, Trees...>;
+    auto* kept = ::new (f.template scratch<kept_type>(1)) kept_type{{trees...}, {evaluated(trees)...}};
+    std::array<T, sizeof...(Trees)> terms{};
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        ((terms[I] = value_at<0>(std::get<I>(kept->trees), std::get<I>(kept->values).data())), ...);
+    }(std::index_sequence_for<Trees...>{});
+    using std::exp, std::log;
+    T top(-std::numeric_limits<double>::infinity());
+    for (const T& term : terms)
+        if (top < term) top = term;
+    for (std::size_t i = 0; i < terms.size(); ++i)
+        kept->total += kept->exponentials[i] = exp(terms[i] - top);
+    // Every term -inf: the value is -inf (or NaN from a NaN term).
+    const T value = top > T(-std::numeric_limits<double>::infinity()) ? top + log(kept->total) : top;
+    return make(log_sum_exp_of_terms<T, Trees...>{value, kept}, &f);
+}
+
+template <class A>
+concept term_operand = Expression<A> || Number<std::remove_cvref_t<A>>;
+
+} // namespace detail
+
+/// log(exp(a) + exp(b) + ...) of scalar expressions (numbers may stand beside them), stable:
+/// shifted by the largest term.
+template <class A, class B, class... Rest>
+    requires((Expression<A> || Expression<B> || (Expression<Rest> || ...)) &&
+             detail::term_operand<A> && detail::term_operand<B> &&
+             (detail::term_operand<Rest> && ...))
+auto log_sum_exp(A&& a, B&& b, Rest&&... rest) {
+    using first = std::conditional_t<Expression<A>, A, std::conditional_t<Expression<B>, B, void>>;
+    using T = detail::value_type_of<std::conditional_t<std::is_void_v<first>, double, first>>;
+    frame<T>* owner = detail::owner_if_expression<T>(a);
+    if (owner == nullptr) owner = detail::owner_if_expression<T>(b);
+    ((owner = owner != nullptr ? owner : detail::owner_if_expression<T>(rest)), ...);
+    return detail::log_sum_exp_of(detail::map_frame<T>(owner, "log_sum_exp"),
+                                  detail::select_operand<T>(std::forward<A>(a)),
+                                  detail::select_operand<T>(std::forward<B>(b)),
+                                  detail::select_operand<T>(std::forward<Rest>(rest))...);
+}
+
+/// log sum exp of a std::array of scalar expressions (K components of a mixture).
+template <class E, std::size_t K>
+    requires(Expression<E> && K > 0)
+auto log_sum_exp(const std::array<E, K>& terms) {
+    using T = typename E::value_type;
+    frame<T>& f = detail::map_frame<T>(terms[0].owner, "log_sum_exp");
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return detail::log_sum_exp_of(f, detail::operand(terms[I])...);
+    }(std::make_index_sequence<K>{});
+}
+
+} // namespace zg::expr
+
+namespace zg {
+using expr::log_sum_exp;
+} // namespace zg

@@ -1,0 +1,481 @@
+// zerograd/expr/map_reduce.hpp: zg::sum(range, fn) and zg::log_sum_exp(range, fn), a function
+// mapped over a vector, data or an index range and reduced: the sums over data of a
+// likelihood, the mixture's log-sum-exp over its components.
+#pragma once
+
+#include "zerograd/core/error.hpp"
+#include "zerograd/expr/accumulate.hpp"
+#include "zerograd/expr/expression.hpp"
+#include "zerograd/expr/frame.hpp"
+#include "zerograd/expr/operations.hpp"
+#include "zerograd/expr/sweep.hpp"
+#include "zerograd/expr/vector.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <functional>
+#include <iterator>
+#include <limits>
+#include <new>
+#include <optional>
+#include <ranges>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace zg::expr {
+
+// fn may capture the lambda's leaves and locals by reference, and those die when their function
+// returns, so fn cannot be called again during the sweep. A map-reduce therefore builds each
+// element's tree as it is built itself, and either
+//
+//  - sweeps it at once with adjoint 1 into an accumulator (a sum outside any other element
+//    function: its partials are scaled by the adjoint that arrives later; memory: the
+//    parameters and one element's temporaries), or
+//  - keeps the elements' trees and sweeps them when its adjoint arrives (inside an element
+//    function, where the enclosing element's sweep comes right after, and a log-sum-exp, whose
+//    weights need every element's value first).
+//
+// Parts of fn that do not depend on the element (a function of the scalar arguments alone, such
+// as log(sigma)) are evaluated for the first element only; the other elements take their value,
+// and their adjoints are summed and swept once.
+
+namespace detail {
+
+// ---- Hoisting the parts that do not depend on the element --------------------------------------
+
+/// A tree of scalar arguments and operations only: the same for every element.
+template <class Node>
+inline constexpr bool invariant = false;
+template <std::size_t I, class T>
+inline constexpr bool invariant<leaf_expr<I, T>> = true;
+template <class Op, class A>
+inline constexpr bool invariant<unary_expr<Op, A>> = invariant<A>;
+template <class Op, class L, class R>
+inline constexpr bool invariant<binary_expr<Op, L, R>> = invariant<L> && invariant<R>;
+
+template <class Node>
+inline constexpr bool hoistable = invariant<Node> && is_operation<Node>;
+
+/// Node with each largest hoistable part replaced by hoisted_expr<J, T>, numbered from J in
+/// the order of the tree's slots; `count` parts.
+template <class Node, std::size_t J, bool = hoistable<Node>>
+struct hoisting {
+    using type = Node;
+    static constexpr std::size_t count = 0;
+    template <class T>
+    ZG_INLINE static constexpr const Node& build(const Node& node, const T*) {
+        return node;
+    }
+};
+template <class Node, std::size_t J>
+struct hoisting<Node, J, true> {
+    using type = hoisted_expr<J, typename Node::value_type>;
+    static constexpr std::size_t count = 1;
+    template <class T>
+    ZG_INLINE static constexpr type build(const Node&, const T* values) {
+        return {values[J]};
+    }
+};
+template <class Op, class A, std::size_t J>
+struct hoisting<unary_expr<Op, A>, J, false> {
+    using inner = hoisting<A, J>;
+    using type = unary_expr<Op, typename inner::type>;
+    static constexpr std::size_t count = inner::count;
+    template <class T>
+    ZG_INLINE static constexpr type build(const unary_expr<Op, A>& node, const T* values) {
+        return {node.op, inner::build(node.a, values)};
+    }
+};
+template <class Op, class L, class R, std::size_t J>
+struct hoisting<binary_expr<Op, L, R>, J, false> {
+    using left = hoisting<L, J>;
+    using right = hoisting<R, J + left::count>;
+    using type = binary_expr<Op, typename left::type, typename right::type>;
+    static constexpr std::size_t count = left::count + right::count;
+    template <class T>
+    ZG_INLINE static constexpr type build(const binary_expr<Op, L, R>& node, const T* values) {
+        return {node.op, left::build(node.l, values), right::build(node.r, values)};
+    }
+};
+template <class A, class B, std::size_t J>
+struct hoisting<select_expr<A, B>, J, false> {
+    using left = hoisting<A, J>;
+    using right = hoisting<B, J + left::count>;
+    using type = select_expr<typename left::type, typename right::type>;
+    static constexpr std::size_t count = left::count + right::count;
+    template <class T>
+    ZG_INLINE static constexpr type build(const select_expr<A, B>& node, const T* values) {
+        return {node.first, left::build(node.a, values), right::build(node.b, values)};
+    }
+};
+
+/// Visits the hoistable parts of `node` (slots from At, numbered from J): visit(J, part, At).
+template <std::size_t At, std::size_t J, class Node, class Visit>
+ZG_INLINE constexpr void for_each_hoisted(const Node& node, Visit&& visit) {
+    if constexpr (hoistable<Node>) {
+        visit(std::integral_constant<std::size_t, J>{}, node, std::integral_constant<std::size_t, At>{});
+    } else if constexpr (requires { node.l; }) {
+        for_each_hoisted<At, J>(node.l, visit);
+        for_each_hoisted<At + slot_count<decltype(node.l)>,
+                         J + hoisting<decltype(node.l), J>::count>(node.r, visit);
+    } else if constexpr (requires { node.op; }) {
+        for_each_hoisted<At, J>(node.a, visit);
+    } else if constexpr (requires { node.first; }) {
+        for_each_hoisted<At, J>(node.a, visit);
+        for_each_hoisted<At + slot_count<decltype(node.a)>,
+                         J + hoisting<decltype(node.a), J>::count>(node.b, visit);
+    }
+}
+
+// ---- What a map-reduce keeps --------------------------------------------------------------------
+
+/// The parts of element trees of type E0 that are hoisted out of the loop: the first element's
+/// tree and values, whose parts stand for every element's.
+template <class T, class E0>
+struct hoisted_parts {
+    using hoist = hoisting<E0, 0>;
+    using tree = typename hoist::type; // an element's tree, hoisted parts replaced
+    static constexpr std::size_t count = hoist::count;
+
+    std::optional<E0> first;
+    values_of<E0> first_values{};
+    std::array<T, count> values{};
+
+    /// Element k's tree from fn's, its hoisted parts taken from the first element.
+    ZG_INLINE tree element(std::size_t k, const E0& e) {
+        if constexpr (count > 0) {
+            if (k == 0) [[unlikely]] {
+                first.emplace(e);
+                first_values = evaluated(e);
+                for_each_hoisted<0, 0>(*first, [&](auto j, const auto& part, auto at) {
+                    values[j] = value_at<decltype(at)::value>(part, first_values.data());
+                });
+            }
+        }
+        return hoist::build(e, values.data());
+    }
+
+    /// Sweeps the hoisted parts with the adjoints their uses gathered.
+    template <class Sink>
+    void sweep(const std::array<T, count>& adjoints, Sink& sink) const {
+        if constexpr (count > 0)
+            for_each_hoisted<0, 0>(*first, [&](auto j, const auto& part, auto at) {
+                sweep_at<decltype(at)::value>(part, first_values.data(), adjoints[j], sink);
+            });
+    }
+};
+
+/// What a map-reduce keeps of its elements to sweep them when its adjoint arrives: their trees
+/// and values, and the shared nodes they made.
+template <class T, class E0>
+struct mapped_elements {
+    using tree = typename hoisted_parts<T, E0>::tree;
+    static constexpr std::size_t hoisted = hoisted_parts<T, E0>::count;
+
+    hoisted_parts<T, E0> parts;
+    std::size_t count = 0;
+    tree* trees = nullptr;
+    values_of<tree>* values = nullptr;
+    T* terms = nullptr; // a log-sum-exp's exp(v_k - largest); null for a sum
+    T total{};          // ... and their sum
+    shared_base<T>* scope_last = nullptr;
+    shared_base<T>* scope_stop = nullptr;
+
+    /// The sweep: element k with adjoint_of(k), then the hoisted parts, then the shared nodes
+    /// the elements made.
+    template <bool Strong, class Sink, class AdjointOf>
+    void sweep(Sink& sink, AdjointOf adjoint_of) const {
+        loop_sink<T, leaves_of<tree>.scalars, 0, hoisted, Sink> loop(sink);
+        for (std::size_t k = 0; k < count; ++k)
+            backward<0, Strong>(trees[k], values[k].data(), adjoint_of(k), loop);
+        loop.finish();
+        parts.sweep(loop.hoisted_totals, sink);
+        sweep_list(scope_last, scope_stop, sink.context());
+    }
+};
+
+/// Calls fn on an element x, and its index k if fn takes one.
+template <class Fn, class X>
+ZG_INLINE auto call_element(Fn& fn, X&& x, std::size_t k) {
+    if constexpr (std::is_invocable_v<Fn&, X, std::size_t>)
+        return std::invoke(fn, std::forward<X>(x), k);
+    else
+        return std::invoke(fn, std::forward<X>(x));
+}
+
+/// fn's result as an element tree in a frame of scalar T: a number is a constant.
+template <class T, class R>
+ZG_INLINE constexpr auto tree_from(const R& result) {
+    if constexpr (Expression<R>)
+        return result.tree;
+    else
+        return constant_expr<T>{T(result)};
+}
+
+/// What fn is called with for an element of Range: an element's expression for a vector
+/// expression, else the range's element (a double of data, an integer index).
+template <class Range, bool Vector = vector_expression<Range>>
+struct element_argument {
+    using type = std::ranges::range_reference_t<const Range&>;
+};
+template <class Range>
+struct element_argument<Range, true> {
+    using type = expression<decltype(std::declval<const tree_of<Range>&>()
+                                         .template element<false, 0>(std::size_t{}))>;
+};
+
+template <class Range, class Fn>
+using map_result = decltype(call_element(std::declval<Fn&>(),
+                                         std::declval<typename element_argument<Range>::type>(),
+                                         std::size_t{}));
+
+/// The elements of a range of data, integers or a vector expression, one at a time.
+template <class Range>
+struct elements_of {
+    using argument = typename element_argument<Range>::type;
+    const Range& range;
+    std::size_t size() const {
+        if constexpr (vector_expression<Range>)
+            return range.tree.size();
+        else
+            return std::size_t(std::ranges::size(range));
+    }
+    /// for_each, calling after() after each batch of `size` elements and at the end.
+    template <class T, class Visit, class After>
+    void for_each_batch(frame<T>& f, std::size_t size, Visit&& visit, After&& after) const {
+        const std::size_t n = this->size();
+        if constexpr (vector_expression<Range>) {
+            for (std::size_t begin = 0; begin < n; begin += size) {
+                const std::size_t end = std::min(n, begin + size);
+                for (std::size_t k = begin; k < end; ++k)
+                    visit(make(range.tree.template element<false, 0>(k), &f), k);
+                after();
+            }
+        } else {
+            auto it = std::ranges::begin(range);
+            for (std::size_t begin = 0; begin < n; begin += size) {
+                const std::size_t end = std::min(n, begin + size);
+                for (std::size_t k = begin; k < end; ++k, ++it) visit(*it, k);
+                after();
+            }
+        }
+    }
+    /// Calls visit(x, k) for each element x and its index k.
+    template <class T, class Visit>
+    void for_each(frame<T>& f, Visit&& visit) const {
+        if constexpr (vector_expression<Range>) {
+            for (std::size_t k = 0; k < range.tree.size(); ++k)
+                visit(make(range.tree.template element<false, 0>(k), &f), k);
+        } else {
+            std::size_t k = 0;
+            for (auto&& x : range) visit(x, k++);
+        }
+    }
+};
+
+/// A range zg::sum(range, fn) maps over: a vector expression, or a sized range (of doubles or
+/// integers).
+template <class Range>
+concept mappable = vector_expression<Range> ||
+                   (std::ranges::sized_range<const Range&> &&
+                    std::is_arithmetic_v<std::remove_cvref_t<std::ranges::range_value_t<Range>>>);
+
+template <class R, class Range>
+inline constexpr bool scalar_map_result =
+    vector_expression<Range> && std::is_arithmetic_v<std::remove_cvref_t<R>>;
+template <class R, class Range>
+    requires Expression<R>
+inline constexpr bool scalar_map_result<R, Range> = !vector_node<tree_of<R>>;
+
+/// Whether fn, called on the elements of Range, gives a scalar expression (or, over a vector
+/// expression, a number).
+template <class Range, class Fn>
+concept expression_map = mappable<std::remove_cvref_t<Range>> &&
+                         scalar_map_result<map_result<std::remove_cvref_t<Range>, Fn>,
+                                           std::remove_cvref_t<Range>>;
+
+template <class R, class Range>
+struct map_scalar_of {
+    using type = typename tree_of<Range>::value_type; // a number over a vector expression
+};
+template <class R, class Range>
+    requires Expression<R>
+struct map_scalar_of<R, Range> {
+    using type = typename std::remove_cvref_t<R>::value_type;
+};
+/// The scalar type of a map-reduce of fn over Range.
+template <class Range, class Fn>
+using map_scalar = typename map_scalar_of<map_result<Range, Fn>, Range>::type;
+
+template <class T>
+frame<T>& map_frame(frame<T>* owner, std::string_view call) {
+    if (owner == nullptr) owner = current_frame<T>;
+    if (owner == nullptr)
+        throw error("zg::" + std::string(call) +
+                    ": an expression-mode map-reduce is differentiated inside zg::grad, "
+                    "zg::value_and_grad, zg::jacobian or zg::hessian only");
+    return *owner;
+}
+
+/// The map-reduce node: its value, and what it kept to sweep: the elements, or the accumulator
+/// of a sum swept as it was built.
+template <class T, class E0>
+struct mapped_expr {
+    using value_type = T;
+    static constexpr bool reduction = true;
+    static constexpr std::string_view name = "map-reduce";
+    T value;
+    const mapped_elements<T, E0>* kept;
+    const accumulator<T>* swept;
+
+    template <bool Strong, class Sink>
+    void backward(const T& adjoint, Sink& sink) const {
+        if (swept != nullptr) {
+            swept->template pass<Strong>(adjoint, sink);
+        } else if (kept->terms == nullptr) {
+            kept->template sweep<Strong>(sink, [&](std::size_t) { return adjoint; });
+        } else {
+            const T scale = adjoint / kept->total;
+            kept->template sweep<Strong>(sink, [&](std::size_t k) {
+                if constexpr (Strong)
+                    return zg::detail::chain(adjoint, kept->terms[k] / kept->total);
+                else
+                    return scale * kept->terms[k];
+            });
+        }
+    }
+};
+
+/// How many elements a sum swept as it is built takes between looks at its frame: the shared
+/// nodes their element functions made are swept and their memory reused then. The loop over a
+/// batch has no other work, so that g++ can vectorize it.
+inline constexpr std::size_t batch = 256;
+
+/// The loop of a sum swept as it is built: each element's tree evaluated and swept with adjoint
+/// 1 into the accumulator. In a function of its own, whose running sums are locals that g++
+/// keeps in registers.
+template <class T, class E0, class Elements, class Fn>
+[[gnu::noinline]] T sweep_as_built(frame<T>& f, const Elements& elements, Fn& fn,
+                                   sweep_context<T>& context) {
+    hoisted_parts<T, E0> parts;
+    using tree = typename hoisted_parts<T, E0>::tree;
+    loop_sink<T, leaves_of<tree>.scalars, 0, hoisted_parts<T, E0>::count, sweep_context<T>> loop(
+        context);
+    const auto mark = f.scoped_position();
+    T value(0);
+    elements.for_each_batch(f, batch, [&](auto&& x, std::size_t k) {
+        const tree e = parts.element(k, tree_from<T>(call_element(fn, std::forward<decltype(x)>(x), k)));
+        const auto values = evaluated(e);
+        value += value_at<0>(e, values.data());
+        backward<0>(e, values.data(), T(1), loop);
+    }, [&] {
+        // After each batch: the shared nodes its elements made (each used by its element's
+        // tree only, so after all of them), and their memory back.
+        if (f.scoped_last() != mark.last) sweep_list(f.scoped_last(), mark.last, context);
+        f.rewind(mark);
+    });
+    loop.finish();
+    parts.sweep(loop.hoisted_totals, context);
+    return value;
+}
+
+enum class reduction_kind { sum, log_sum_exp };
+
+/// Builds the map-reduce of fn over the elements: see the comment at the top.
+template <reduction_kind Kind, class T, class Elements, class Fn>
+auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
+    using argument = typename Elements::argument;
+    using E0 = decltype(tree_from<T>(call_element(fn, std::declval<argument>(), std::size_t{})));
+    using kept_type = mapped_elements<T, E0>;
+    using tree = typename kept_type::tree;
+    const std::size_t n = elements.size();
+    T value(0);
+    if (Kind == reduction_kind::sum && f.depth() == 0) {
+        // Swept as built, into an accumulator.
+        auto* swept = ::new (f.template scratch<accumulator<T>>(1))
+            accumulator<T>(f, leaves_of<E0>.vectors);
+        sweep_context<T> context = swept->context();
+        {
+            typename frame<T>::element_scope scope(f, swept);
+            value = sweep_as_built<T, E0>(f, elements, fn, context);
+        }
+        swept->collect();
+        return make(mapped_expr<T, E0>{value, nullptr, swept}, &f);
+    }
+    // Kept: each element's tree and values, swept when the adjoint arrives.
+    auto* kept = ::new (f.template scratch<kept_type>(1)) kept_type{};
+    kept->count = n;
+    kept->trees = f.template scratch<tree>(n);
+    kept->values = f.template scratch<values_of<tree>>(n);
+    T* element_values = f.template scratch<T>(n);
+    kept->scope_stop = f.scoped_last();
+    {
+        typename frame<T>::element_scope scope(f, nullptr);
+        elements.for_each(f, [&](auto&& x, std::size_t k) {
+            ::new (kept->trees + k) tree(kept->parts.element(
+                k, tree_from<T>(call_element(fn, std::forward<decltype(x)>(x), k))));
+            kept->values[k] = evaluated(kept->trees[k]);
+            element_values[k] = value_at<0>(kept->trees[k], kept->values[k].data());
+        });
+    }
+    kept->scope_last = f.scoped_last();
+    f.touch(leaves_of<tree>.vectors);
+    if constexpr (Kind == reduction_kind::sum) {
+        for (std::size_t k = 0; k < n; ++k) value += element_values[k];
+    } else {
+        using std::exp, std::log;
+        T top(-std::numeric_limits<double>::infinity());
+        for (std::size_t k = 0; k < n; ++k)
+            if (top < element_values[k]) top = element_values[k];
+        kept->terms = f.template scratch<T>(n);
+        for (std::size_t k = 0; k < n; ++k)
+            kept->total += kept->terms[k] = exp(element_values[k] - top);
+        // Empty, or every element -inf: the value is -inf (or NaN from a NaN element).
+        value = top > T(-std::numeric_limits<double>::infinity()) ? top + log(kept->total) : top;
+    }
+    return make(mapped_expr<T, E0>{value, kept, nullptr}, &f);
+}
+
+template <reduction_kind Kind, class Range, class Fn>
+auto map_reduce_verb(const Range& range, Fn& fn, std::string_view call) {
+    using T = map_scalar<Range, Fn>;
+    frame<T>* owner = nullptr;
+    if constexpr (vector_expression<Range>) owner = range.owner;
+    return map_reduce<Kind>(map_frame<T>(owner, call), elements_of<Range>{range}, fn);
+}
+
+} // namespace detail
+
+/// sum_k fn(x_k): map and reduce in one pass. x is a vector expression, a range of doubles (data:
+/// fn is called with a double) or a sized range of integers (`std::views::iota(0, n)`: fn is
+/// called with the index); fn is a generic lambda of the element (or of the element and its
+/// index k) and may capture the lambda's leaves and locals by reference.
+///
+///     auto f = [&](auto mu, auto sigma) {
+///         return zg::sum(data, [&](auto y) { return square((y - mu) / sigma) + log(sigma); });
+///     };  // log(sigma) is evaluated once, not per element
+template <class Range, class Fn>
+    requires detail::expression_map<Range, Fn>
+auto sum(const Range& range, Fn fn) {
+    return detail::map_reduce_verb<detail::reduction_kind::sum>(range, fn, "sum(range, fn)");
+}
+
+/// log sum_k exp(fn(x_k)), shifted by the largest term so that nothing overflows: the
+/// log-likelihood of a mixture over its K components, `zg::log_sum_exp(std::views::iota(0, K),
+/// [&](int k) { ... })`. x as for zg::sum(range, fn).
+template <class Range, class Fn>
+    requires detail::expression_map<Range, Fn>
+auto log_sum_exp(const Range& range, Fn fn) {
+    return detail::map_reduce_verb<detail::reduction_kind::log_sum_exp>(range, fn,
+                                                                          "log_sum_exp(range, fn)");
+}
+
+} // namespace zg::expr
+
+namespace zg {
+using expr::log_sum_exp;
+using expr::sum;
+} // namespace zg

@@ -1,0 +1,317 @@
+// zerograd/expr/reductions.hpp: reductions of vector expressions (sum, prod, dot, log_sum_exp,
+// mean, norm): scalar nodes whose sweep walks the elements again.
+#pragma once
+
+#include "zerograd/core/error.hpp"
+#include "zerograd/core/reductions.hpp"
+#include "zerograd/core/rules.hpp"
+#include "zerograd/expr/accumulate.hpp"
+#include "zerograd/expr/expression.hpp"
+#include "zerograd/expr/frame.hpp"
+#include "zerograd/expr/operations.hpp"
+#include "zerograd/expr/sweep.hpp"
+#include "zerograd/expr/vector.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace zg::expr {
+
+namespace detail {
+
+template <class V>
+ZG_INLINE constexpr typename V::value_type element_value(const V& v, std::size_t k) {
+    const auto e = v.template element<true, 0>(k);
+    const auto values = evaluated(e);
+    return value_at<0>(e, values.data());
+}
+
+/// Sweeps every element of v with the adjoint `adjoint_of(k, element value)`, then each
+/// broadcast operand once with what its elements gathered; returns the sum of the elements'
+/// values. Reversed: last element first. Strong: the adjoints may be infinite (see backward).
+template <bool Strong, bool Reversed = false, class V, class Sink, class AdjointOf>
+constexpr typename V::value_type sweep_elements(const V& v, Sink& sink, AdjointOf adjoint_of) {
+    using T = typename V::value_type;
+    loop_sink<T, leaves_of<V>.scalars, V::broadcasts, 0, Sink> loop(sink);
+    const std::size_t n = v.size();
+    T total(0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t k = Reversed ? n - 1 - i : i;
+        const auto e = v.template element<true, 0>(k);
+        const auto values = evaluated(e);
+        const T& value = value_at<0>(e, values.data());
+        total += value;
+        backward<0, Strong>(e, values.data(), adjoint_of(k, value), loop);
+    }
+    loop.finish();
+    v.template pass_broadcasts<0>(loop.broadcasts.data(), sink);
+    return total;
+}
+
+/// Whether a vector tree holds the states of a zg::scan.
+template <class Node>
+constexpr bool has_states() {
+    if constexpr (requires { &Node::l; })
+        return has_states<decltype(Node::l)>() || has_states<decltype(Node::r)>();
+    else if constexpr (requires { &Node::v; })
+        return has_states<decltype(Node::v)>();
+    else
+        return requires { &Node::recurrence; };
+}
+
+/// A reduction of v built outside element functions, whose gradients it may claim (or that
+/// reaches no vector argument), sweeps its elements as it is built, with the local partials
+/// `adjoint_of` gives (for adjoint 1), into an accumulator its own sweep scales: one pass over
+/// the data, as a hand-written adjoint's loop, and data that dies with the lambda is read only
+/// while it lives. Returns null where it may not; the reduction then sweeps its elements again
+/// when its adjoint arrives.
+template <class V, class T>
+accumulator<T>* begin_accumulating(frame<T>& f) {
+    constexpr std::uint64_t vectors = leaves_of<V>.vectors;
+    // Over the states of a zg::scan, whose adjoints its sweep reads, not: the sum's partials
+    // by them would be kept one by one.
+    if (has_states<V>() || f.depth() != 0 || !f.claimable(vectors)) return nullptr;
+    return ::new (f.template scratch<accumulator<T>>(1)) accumulator<T>(f, vectors);
+}
+
+/// The frame a reduction of v belongs to: v's, or the call in progress.
+template <class E>
+frame<typename tree_of<E>::value_type>& frame_for(const E& v, std::string_view call) {
+    using T = typename tree_of<E>::value_type;
+    frame<T>* owner = v.owner != nullptr ? v.owner : current_frame<T>;
+    if (owner == nullptr)
+        throw error("zg::" + std::string(call) +
+                    ": vector expressions are differentiated inside zg::grad or "
+                    "zg::value_and_grad only");
+    return *owner;
+}
+
+/// The sum of v's elements; in a function of its own: inlined into a node's constructor, g++
+/// keeps the running total in memory, which puts a store and a load on each addition's chain.
+template <class V>
+[[gnu::noinline]] constexpr typename V::value_type sum_of_elements(const V& v) {
+    typename V::value_type total{0};
+    for (std::size_t k = 0; k < v.size(); ++k) total += element_value(v, k);
+    return total;
+}
+
+/// prefixes[k] = v_0 ... v_{k-1}; returns the product of all (as sum_of_elements, apart).
+template <class V>
+[[gnu::noinline]] typename V::value_type prefix_products(const V& v,
+                                                         typename V::value_type* prefixes) {
+    typename V::value_type product{1};
+    for (std::size_t k = 0; k < v.size(); ++k) {
+        prefixes[k] = product;
+        product *= element_value(v, k);
+    }
+    return product;
+}
+
+/// The largest element (-inf if empty), and sum_k exp(v_k - top) with each term kept.
+template <class V>
+[[gnu::noinline]] typename V::value_type largest_element(const V& v) {
+    typename V::value_type top(-std::numeric_limits<double>::infinity());
+    for (std::size_t k = 0; k < v.size(); ++k) top = std::max(top, element_value(v, k));
+    return top;
+}
+template <class V>
+[[gnu::noinline]] typename V::value_type sum_of_exponentials(const V& v, typename V::value_type top,
+                                                             typename V::value_type* terms) {
+    using std::exp;
+    typename V::value_type total{0};
+    for (std::size_t k = 0; k < v.size(); ++k) total += terms[k] = exp(element_value(v, k) - top);
+    return total;
+}
+
+} // namespace detail
+
+/// What the reductions of a vector expression share: each sweeps its elements with its local
+/// partials (`sweep_partials`, of the derived reduction) as it is built when it may (see
+/// begin_accumulating), or else when its adjoint arrives.
+template <class Derived, class V>
+struct vector_reduction {
+    using value_type = typename V::value_type;
+    static constexpr bool reduction = true;
+    V v;
+    value_type value{};
+    const detail::accumulator<value_type>* swept = nullptr; // swept as built, or null
+
+    template <bool Strong, class Sink>
+    void backward(const value_type& adjoint, Sink& sink) const {
+        if (swept != nullptr)
+            swept->template pass<Strong>(adjoint, sink);
+        else
+            static_cast<const Derived&>(*this).template sweep_partials<Strong>(adjoint, sink);
+    }
+
+protected:
+    /// Data that the sweep would read after the lambda returns is copied where it may be.
+    vector_reduction(const V& vector, frame<value_type>& owner)
+        : v(detail::stabilized(vector, owner)) {}
+
+    /// Sweeps the partials now, for adjoint 1, if it may: returns true then, with the sum of
+    /// the elements' values in `total`. Otherwise notes that its sweep writes into the vector
+    /// arguments later.
+    bool sweep_now(frame<value_type>& owner, value_type& total) {
+        detail::accumulator<value_type>* accumulator = detail::begin_accumulating<V>(owner);
+        if (accumulator == nullptr) {
+            owner.touch(leaves_of<V>.vectors);
+            return false;
+        }
+        auto context = accumulator->context();
+        total = static_cast<const Derived&>(*this).template sweep_partials<false>(
+            value_type(1), context);
+        accumulator->collect();
+        swept = accumulator;
+        return true;
+    }
+};
+
+/// The sum of a vector's elements; its sweep passes the adjoint to every element. Swept as
+/// built, its one pass over the elements gives the value too.
+template <class V>
+struct sum_expr : vector_reduction<sum_expr<V>, V> {
+    static constexpr std::string_view name = "sum";
+    using base = vector_reduction<sum_expr<V>, V>;
+    using typename base::value_type;
+
+    sum_expr(const V& vector, frame<value_type>& owner) : base(vector, owner) {
+        if (!this->sweep_now(owner, this->value)) this->value = detail::sum_of_elements(this->v);
+    }
+    template <bool Strong, class Sink>
+    value_type sweep_partials(const value_type& adjoint, Sink& sink) const {
+        return detail::sweep_elements<Strong>(this->v, sink,
+                                              [&](std::size_t, const value_type&) { return adjoint; });
+    }
+};
+
+/// The product of a vector's elements. The partial by element k is the product of the elements
+/// before it (kept while building) times those after it (gathered by a backward pass), exact
+/// when elements are zero and without a division.
+template <class V>
+struct prod_expr : vector_reduction<prod_expr<V>, V> {
+    static constexpr std::string_view name = "prod";
+    using base = vector_reduction<prod_expr<V>, V>;
+    using typename base::value_type;
+    value_type* prefixes;
+
+    prod_expr(const V& vector, frame<value_type>& owner)
+        : base(vector, owner), prefixes(owner.template scratch<value_type>(vector.size())) {
+        this->value = detail::prefix_products(this->v, prefixes);
+        value_type unused;
+        this->sweep_now(owner, unused);
+    }
+    template <bool Strong, class Sink>
+    value_type sweep_partials(const value_type& adjoint, Sink& sink) const {
+        value_type suffix(1);
+        return detail::sweep_elements<Strong, true>(
+            this->v, sink, [&](std::size_t k, const value_type& e) {
+                const value_type partial = suffix * prefixes[k];
+                suffix *= e;
+                return detail::times<Strong>(adjoint, partial);
+            });
+    }
+};
+
+/// log(sum(exp(v))), computed around the largest element so that nothing overflows. The
+/// partials exp(v_k - largest) / total are the terms of the sum, kept from the build: they keep
+/// their accuracy where exp(v_k - value) would lose the rounding of value (about 1e-13 for
+/// elements near 1000), and the sweep computes no exponential.
+template <class V>
+struct log_sum_exp_expr : vector_reduction<log_sum_exp_expr<V>, V> {
+    static constexpr std::string_view name = "log_sum_exp";
+    using base = vector_reduction<log_sum_exp_expr<V>, V>;
+    using typename base::value_type;
+    value_type total{0};
+    value_type* terms;
+
+    log_sum_exp_expr(const V& vector, frame<value_type>& owner)
+        : base(vector, owner), terms(owner.template scratch<value_type>(vector.size())) {
+        using std::log;
+        const value_type top = detail::largest_element(this->v);
+        total = detail::sum_of_exponentials(this->v, top, terms);
+        // Empty, or every element -inf: the value is -inf (or NaN from a NaN element).
+        this->value =
+            top > value_type(-std::numeric_limits<double>::infinity()) ? top + log(total) : top;
+        value_type unused;
+        this->sweep_now(owner, unused);
+    }
+    template <bool Strong, class Sink>
+    value_type sweep_partials(const value_type& adjoint, Sink& sink) const {
+        const value_type scale = adjoint / total;
+        return detail::sweep_elements<Strong>(this->v, sink, [&](std::size_t k, const value_type&) {
+            if constexpr (Strong)
+                return zg::detail::chain(adjoint, terms[k] / total);
+            else
+                return scale * terms[k];
+        });
+    }
+};
+
+namespace detail {
+template <template <class> class Reduction, class E>
+auto reduce(const E& v, std::string_view call) {
+    using tree = tree_of<E>;
+    auto& owner = frame_for(v, call);
+    return make(Reduction<tree>(v.tree, owner), &owner);
+}
+} // namespace detail
+
+/// The sum of a vector's elements: `zg::sum(v)`, `zg::sum(2.0 * v + w)`.
+template <detail::vector_expression V>
+auto sum(const V& v) {
+    return detail::reduce<sum_expr>(v, "sum");
+}
+
+/// The product of a vector's elements.
+template <detail::vector_expression V>
+auto prod(const V& v) {
+    return detail::reduce<prod_expr>(v, "prod");
+}
+
+/// log(sum(exp(v))), stable for large elements.
+template <detail::vector_expression V>
+auto log_sum_exp(const V& v) {
+    return detail::reduce<log_sum_exp_expr>(v, "log_sum_exp");
+}
+
+/// sum_k v_k w_k; either side may be a range of doubles.
+template <detail::vector_operand V, detail::vector_operand W>
+    requires(detail::vector_expression<V> || detail::vector_expression<W>)
+auto dot(V&& v, W&& w) {
+    return sum(std::forward<V>(v) * std::forward<W>(w));
+}
+
+/// The mean of a vector's elements.
+template <detail::vector_expression V>
+auto mean(const V& v) {
+    return sum(v) / static_cast<double>(v.tree.size());
+}
+
+/// The Euclidean norm, sqrt(sum(v^2)), scaled as zg::detail::norm_scaling says: no overflow or
+/// underflow for elements near 1e200 or 1e-200, gradient 0 at the zero vector.
+template <detail::vector_expression V>
+auto norm(const V& v) {
+    double largest = 0;
+    for (std::size_t k = 0; k < v.tree.size(); ++k)
+        largest = std::max(largest, std::abs(zg::detail::primal(detail::element_value(v.tree, k))));
+    const auto [scale, inverse, guard] = zg::detail::norm_scaling_for(largest);
+    return scale * sqrt(sum(square(v * inverse)) + guard);
+}
+
+} // namespace zg::expr
+
+namespace zg {
+// Next to the reductions over ranges of core/reductions.hpp, for vector expressions.
+using expr::dot;
+using expr::log_sum_exp;
+using expr::mean;
+using expr::norm;
+using expr::prod;
+using expr::sum;
+} // namespace zg
