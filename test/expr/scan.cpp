@@ -280,6 +280,36 @@ TEST_CASE("zg::scan") {
         CHECK(all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
         CHECK(laws::close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
     }
+    SUBCASE("steps that name an intermediate, or use one named outside, against the tape") {
+        // Named intermediates used twice are kept as shared nodes: the steps are kept as trees.
+        const auto f = [](auto x, auto w) {
+            const auto damping = exp(-w) * w; // named outside the steps, used by every step
+            auto s = zg::scan(
+                x, [&](auto s0) { return s0 * damping; },
+                [&](auto previous, auto xt) {
+                    const auto t = w * previous + xt * damping;
+                    return 0.1 * t * t + t;
+                });
+            return zg::sum(s * s) + damping;
+        };
+        const auto [value, grad] = zg::value_and_grad(f, z, 0.7);
+        const auto [tape_value, tape_grad] = zg::tape::value_and_grad(
+            [](std::span<const zg::var> x, zg::var w) {
+                const zg::var damping = exp(-w) * w;
+                std::vector<zg::var> s{x[0] * damping};
+                for (std::size_t k = 1; k < x.size(); ++k) {
+                    const zg::var t = w * s.back() + x[k] * damping;
+                    s.push_back(0.1 * t * t + t);
+                }
+                zg::var total = damping;
+                for (const zg::var& sk : s) total += sk * sk;
+                return total;
+            },
+            z, 0.7);
+        CHECK(laws::close(value, tape_value, 1e-13));
+        CHECK(all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
+        CHECK(laws::close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
+    }
     SUBCASE("no allocation after the first call beyond the returned gradient") {
         const auto call = [] {
             return zg::value_and_grad(stochastic_volatility, -0.4, 0.85, 0.6, z).value;

@@ -7,6 +7,7 @@
 #include "zerograd/expr/frame.hpp"
 #include "zerograd/expr/sweep.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -24,9 +25,9 @@ struct accumulator : immediate_target {
     frame<T>* owner;
     T* totals;
     T** partials;
-    std::uint64_t vectors = 0, claimed = 0;
+    std::uint64_t claimed = 0; // `reached` (immediate_target) holds the vectors with partials
     gathered_use<T>* gathered = nullptr;
-    gathered_state<T>* gathered_states = nullptr;
+    gathered_states<T>* gathered_states_ = nullptr;
     typename sweep_context<T>::gathering_type gathering;
     // Most functions have a few arguments: their partials are kept here, cleared by stores
     // (a call to memset for each array took as long as a small sum's loop).
@@ -38,8 +39,9 @@ struct accumulator : immediate_target {
     /// their gradients if no other node writes there.
     accumulator(frame<T>& f, std::uint64_t reached)
         : immediate_target{[](immediate_target& self, std::uint64_t vectors) {
-              static_cast<accumulator&>(self).ensure(vectors);
-          }},
+                               static_cast<accumulator&>(self).ensure(vectors);
+                           },
+                           0},
           owner(&f), gathering{&f, f.next_gathering()} {
         const std::size_t n = f.arguments().size();
         if (n <= inline_arguments) {
@@ -55,7 +57,7 @@ struct accumulator : immediate_target {
                 const auto i = std::size_t(std::countr_zero(bits));
                 partials[i] = f.arguments()[i].gradient;
             }
-            vectors = reached;
+            this->reached = reached;
         } else {
             ensure(reached);
         }
@@ -73,17 +75,21 @@ struct accumulator : immediate_target {
             use->node->adjoint = T(0);
         }
         gathered = gathering.first;
-        gathered_states = gathering.states;
-        owner->touch(vectors & ~claimed);
+        gathered_states_ = gathering.states;
+        owner->touch(this->reached & ~claimed);
     }
 
-    /// Partials for the vector arguments in `reached` that have none yet.
+    /// Partials for the vector arguments in `reached` that have none yet. Called while the
+    /// elements are swept too, whose memory is reused element after element: so from memory
+    /// that lasts.
     void ensure(std::uint64_t reached) {
-        for (std::uint64_t bits = reached & ~vectors; bits != 0; bits &= bits - 1) {
+        for (std::uint64_t bits = reached & ~this->reached; bits != 0; bits &= bits - 1) {
             const auto i = std::size_t(std::countr_zero(bits));
-            partials[i] = owner->template zeroed<T>(owner->arguments()[i].length);
+            const std::size_t length = owner->arguments()[i].length;
+            partials[i] = owner->template lasting<T>(length);
+            std::fill_n(partials[i], length, T(0));
         }
-        vectors |= reached;
+        this->reached |= reached;
     }
 
     /// The sweep: adjoint times every partial, into the sink.
@@ -92,7 +98,7 @@ struct accumulator : immediate_target {
         const std::size_t n = owner->arguments().size();
         for (std::size_t i = 0; i < n; ++i)
             if (!zg::detail::is_zero(totals[i])) sink.add_scalar(i, times<Strong>(adjoint, totals[i]));
-        for (std::uint64_t bits = vectors; bits != 0; bits &= bits - 1) {
+        for (std::uint64_t bits = this->reached; bits != 0; bits &= bits - 1) {
             const auto i = std::size_t(std::countr_zero(bits));
             argument_state<T>& argument = owner->arguments()[i];
             if (claimed >> i & 1) {
@@ -105,8 +111,9 @@ struct accumulator : immediate_target {
         }
         for (const gathered_use<T>* use = gathered; use != nullptr; use = use->next)
             sink.shared(*use->node, times<Strong>(adjoint, use->partial));
-        for (const gathered_state<T>* use = gathered_states; use != nullptr; use = use->next)
-            *use->adjoint += times<Strong>(adjoint, use->partial);
+        for (const gathered_states<T>* use = gathered_states_; use != nullptr; use = use->next)
+            for (std::size_t k = 0; k < use->block->length; ++k)
+                use->block->adjoints[k] += times<Strong>(adjoint, use->partials[k]);
     }
 };
 

@@ -59,13 +59,22 @@ struct slot_expr {
     T* adjoint;
 };
 
-/// State `k` of a zg::scan: its adjoint is gathered at `adjoint` for the recurrence's sweep.
+/// The states of a zg::scan: the adjoints their uses gather, which the recurrence's sweep (the
+/// frame node `node`) passes on.
+template <class T>
+struct state_block {
+    const shared_base<T>* node;
+    T* adjoints;
+    std::size_t length;
+};
+
+/// State `index` of a zg::scan.
 template <class T>
 struct state_expr {
     using value_type = T;
     T value;
-    T* adjoint;
-    const shared_base<T>* recurrence;
+    std::size_t index;
+    const state_block<T>* block;
 };
 
 /// A scalar operand of an elementwise vector operation, inside a reduction's loop over the

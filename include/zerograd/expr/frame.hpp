@@ -82,7 +82,7 @@ public:
     }
 
     /// `bytes` of memory aligned for any scalar type.
-    void* allocate(std::size_t bytes) {
+    ZG_INLINE void* allocate(std::size_t bytes) {
         bytes = (bytes + alignment - 1) & ~(alignment - 1);
         if (count_ == 0 || used_ + bytes > blocks_[current_].size) [[unlikely]]
             move_to_a_block_with_room(bytes);
@@ -164,12 +164,12 @@ struct gathered_use {
     gathered_use* next;
 };
 
-/// The same for the states of a persistent zg::scan: each adds into the state's adjoint.
+/// The same for the states of a persistent zg::scan: the partials by each state, in a row.
 template <class T>
-struct gathered_state {
-    T* adjoint;
-    T partial;
-    gathered_state* next;
+struct gathered_states {
+    const state_block<T>* block;
+    T* partials;
+    gathered_states* next;
 };
 
 // ---- Vector arguments ---------------------------------------------------------------------------
@@ -197,6 +197,7 @@ struct argument_state {
 /// they reach before anything is written.
 struct immediate_target {
     void (*reach)(immediate_target&, std::uint64_t vectors);
+    std::uint64_t reached = 0; // the vector arguments it has partials for
 };
 
 // ---- The frame ----------------------------------------------------------------------------------
@@ -254,14 +255,45 @@ public:
         return node;
     }
 
-    /// Links a shared node made elsewhere (a zg::scan's recurrence) into the list of `depth`,
-    /// with its sweep.
-    void adopt(shared_base<T>* node, void (*sweep)(shared_base<T>&, sweep_context<T>&)) {
-        node->sweep = sweep;
-        node->persistent = depth_ == 0;
+    /// Memory for a node kept in this frame at the current depth (a reduction's record), which
+    /// keep() links once it is built.
+    template <class Record>
+    Record* place() {
+        static_assert(std::is_trivially_destructible_v<Record>);
+        return static_cast<Record*>(depth_ == 0 ? persistent_.allocate(sizeof(Record))
+                                                : scoped_allocate(sizeof(Record)));
+    }
+
+    /// Links a node built in place() memory into the list of the current depth, after the nodes
+    /// it made while it was built. Its uses gather its adjoint; the list's sweep passes the
+    /// adjoint to `record.template sweep_with<Strong>(adjoint, context)`, Strong where the
+    /// adjoint may be infinite.
+    template <class Record>
+    void keep(Record* record) {
+        if constexpr (requires { &Record::sweep_node; }) {
+            record->sweep = &Record::sweep_node; // adjoints of its own (a zg::scan's states)
+        } else {
+            record->sweep = [](shared_base<T>& base, sweep_context<T>& context) {
+                auto& self = static_cast<Record&>(base);
+                const T adjoint = std::exchange(self.adjoint, T(0));
+                if (zg::detail::is_zero(adjoint)) return; // nothing depends on it
+                if (zg::detail::is_finite(adjoint))
+                    self.template sweep_with<false>(adjoint, context);
+                else
+                    self.template sweep_with<true>(adjoint, context);
+            };
+        }
+        record->describe = [](const shared_base<T>& base, description& out) {
+            described_node node;
+            node.label = std::string(Record::name);
+            node.value = detail::number(zg::detail::primal(base.value));
+            out.push_back(std::move(node));
+            return out.size() - 1;
+        };
+        record->persistent = depth_ == 0;
         shared_base<T>*& last = depth_ == 0 ? persistent_last_ : scoped_last_;
-        node->previous = last;
-        last = node;
+        record->previous = last;
+        last = record;
     }
 
     // -- depth: element functions being built --
@@ -298,6 +330,11 @@ public:
         scoped_last_ = m.last;
     }
     shared_base<T>* scoped_last() const { return scoped_last_; }
+    /// Whether anything was made in the scoped arena since the mark.
+    bool scoped_changed(const scoped_mark& m) const {
+        const arena::mark now = scoped_.position();
+        return now.block != m.memory.block || now.used != m.memory.used || scoped_last_ != m.last;
+    }
     constexpr shared_base<T>* persistent_last() const { return persistent_last_; }
 
     /// n values of U from the scoped arena, uninitialized, or zeroed.
@@ -327,7 +364,7 @@ public:
     /// which must then hold partials for them.
     constexpr void touch(std::uint64_t vectors) {
         if (immediate_ != nullptr) {
-            if (vectors != 0) immediate_->reach(*immediate_, vectors);
+            if ((vectors & ~immediate_->reached) != 0) immediate_->reach(*immediate_, vectors);
             return;
         }
         for (std::uint64_t bits = vectors; bits != 0; bits &= bits - 1) {

@@ -80,9 +80,7 @@ template <class R, class T>
 ZG_INLINE constexpr T value_and_sweep(const R& y, frame<T>& call, sweep_context<T>& context) {
     if constexpr (Expression<R>) {
         const auto values = evaluated(y.tree);
-        loop_sink<T, leaves_of<tree_of<R>>.scalars, 0, 0, sweep_context<T>> sink(context);
-        backward<0>(y.tree, values.data(), T(1), sink);
-        sink.finish();
+        backward<0>(y.tree, values.data(), T(1), context);
         sweep_list(call.persistent_last(), static_cast<shared_base<T>*>(nullptr), context);
         return value_at<0>(y.tree, values.data());
     } else {

@@ -22,39 +22,26 @@
 
 namespace zg::expr {
 
-namespace detail {
-
-/// The terms of a log-sum-exp of scalar expressions: their trees and values, and exp(term -
-/// largest), kept in the frame.
+/// log(exp(a) + exp(b) + ...) of scalar expressions, kept in the frame with its terms' trees
+/// and values; the partial by term i is exp(term_i - largest) / total, kept from the build.
 template <class T, class... Trees>
-struct log_sum_exp_terms {
+struct log_sum_exp_of_terms : shared_base<T> {
+    static constexpr std::string_view name = "log_sum_exp";
     std::tuple<Trees...> trees;
     std::tuple<values_of<Trees>...> values;
     std::array<T, sizeof...(Trees)> exponentials{};
     T total{};
-};
 
-} // namespace detail
+    explicit log_sum_exp_of_terms(const Trees&... t) : trees(t...), values(evaluated(t)...) {}
 
-/// log(exp(a) + exp(b) + ...) of scalar expressions; the partial by term i is
-/// exp(term_i - largest) / total, kept from the build.
-template <class T, class... Trees>
-struct log_sum_exp_of_terms {
-    using value_type = T;
-    static constexpr bool reduction = true;
-    static constexpr std::string_view name = "log_sum_exp";
-    T value;
-    const detail::log_sum_exp_terms<T, Trees...>* kept;
-
-    template <bool Strong, class Sink>
-    void backward(const T& adjoint, Sink& sink) const {
-        const T scale = adjoint / kept->total;
+    template <bool Strong>
+    void sweep_with(const T& adjoint, sweep_context<T>& context) const {
+        const T scale = adjoint / total;
         [&]<std::size_t... I>(std::index_sequence<I...>) {
-            (expr::backward<0, Strong>(
-                 std::get<I>(kept->trees), std::get<I>(kept->values).data(),
-                 Strong ? zg::detail::chain(adjoint, kept->exponentials[I] / kept->total)
-                        : scale * kept->exponentials[I],
-                 sink),
+            (expr::backward<0, Strong>(std::get<I>(trees), std::get<I>(values).data(),
+                                       Strong ? zg::detail::chain(adjoint, exponentials[I] / total)
+                                              : scale * exponentials[I],
+                                       context),
              ...);
         }(std::index_sequence_for<Trees...>{});
     }
@@ -64,21 +51,23 @@ namespace detail {
 
 template <class T, class... Trees>
 auto log_sum_exp_of(frame<T>& f, const Trees&... trees) {
-    using kept_type = log_sum_exp_terms<T, Trees...>;
-    auto* kept = ::new (f.template scratch<kept_type>(1)) kept_type{{trees...}, {evaluated(trees)...}};
+    using record_type = log_sum_exp_of_terms<T, Trees...>;
+    auto* record = ::new (f.template place<record_type>()) record_type(trees...);
     std::array<T, sizeof...(Trees)> terms{};
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-        ((terms[I] = value_at<0>(std::get<I>(kept->trees), std::get<I>(kept->values).data())), ...);
+        ((terms[I] = value_at<0>(std::get<I>(record->trees), std::get<I>(record->values).data())),
+         ...);
     }(std::index_sequence_for<Trees...>{});
     using std::exp, std::log;
     T top(-std::numeric_limits<double>::infinity());
     for (const T& term : terms)
         if (top < term) top = term;
     for (std::size_t i = 0; i < terms.size(); ++i)
-        kept->total += kept->exponentials[i] = exp(terms[i] - top);
+        record->total += record->exponentials[i] = exp(terms[i] - top);
     // Every term -inf: the value is -inf (or NaN from a NaN term).
-    const T value = top > T(-std::numeric_limits<double>::infinity()) ? top + log(kept->total) : top;
-    return make(log_sum_exp_of_terms<T, Trees...>{value, kept}, &f);
+    record->value = top > T(-std::numeric_limits<double>::infinity()) ? top + log(record->total) : top;
+    f.keep(record);
+    return make(shared_expr<T>{record}, &f);
 }
 
 template <class A>

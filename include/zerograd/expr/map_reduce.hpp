@@ -133,9 +133,18 @@ ZG_INLINE constexpr void for_each_hoisted(const Node& node, Visit&& visit) {
 // ---- What a map-reduce keeps --------------------------------------------------------------------
 
 /// The parts of element trees of type E0 that are hoisted out of the loop: the first element's
-/// tree and values, whose parts stand for every element's.
-template <class T, class E0>
+/// tree and values, whose parts stand for every element's. (Nothing, where nothing is.)
+template <class T, class E0, bool Any = (hoisting<E0, 0>::count > 0)>
 struct hoisted_parts {
+    using tree = E0;
+    static constexpr std::size_t count = 0;
+    std::array<T, 0> values;
+    ZG_INLINE static const E0& element(std::size_t, const E0& e) { return e; }
+    template <class Sink>
+    static void sweep(const std::array<T, 0>&, Sink&) {}
+};
+template <class T, class E0>
+struct hoisted_parts<T, E0, true> {
     using hoist = hoisting<E0, 0>;
     using tree = typename hoist::type; // an element's tree, hoisted parts replaced
     static constexpr std::size_t count = hoist::count;
@@ -146,14 +155,12 @@ struct hoisted_parts {
 
     /// Element k's tree from fn's, its hoisted parts taken from the first element.
     ZG_INLINE tree element(std::size_t k, const E0& e) {
-        if constexpr (count > 0) {
-            if (k == 0) [[unlikely]] {
-                first.emplace(e);
-                first_values = evaluated(e);
-                for_each_hoisted<0, 0>(*first, [&](auto j, const auto& part, auto at) {
-                    values[j] = value_at<decltype(at)::value>(part, first_values.data());
-                });
-            }
+        if (k == 0) [[unlikely]] {
+            first.emplace(e);
+            first_values = evaluated(e);
+            for_each_hoisted<0, 0>(*first, [&](auto j, const auto& part, auto at) {
+                values[j] = value_at<decltype(at)::value>(part, first_values.data());
+            });
         }
         return hoist::build(e, values.data());
     }
@@ -161,39 +168,9 @@ struct hoisted_parts {
     /// Sweeps the hoisted parts with the adjoints their uses gathered.
     template <class Sink>
     void sweep(const std::array<T, count>& adjoints, Sink& sink) const {
-        if constexpr (count > 0)
-            for_each_hoisted<0, 0>(*first, [&](auto j, const auto& part, auto at) {
-                sweep_at<decltype(at)::value>(part, first_values.data(), adjoints[j], sink);
-            });
-    }
-};
-
-/// What a map-reduce keeps of its elements to sweep them when its adjoint arrives: their trees
-/// and values, and the shared nodes they made.
-template <class T, class E0>
-struct mapped_elements {
-    using tree = typename hoisted_parts<T, E0>::tree;
-    static constexpr std::size_t hoisted = hoisted_parts<T, E0>::count;
-
-    hoisted_parts<T, E0> parts;
-    std::size_t count = 0;
-    tree* trees = nullptr;
-    values_of<tree>* values = nullptr;
-    T* terms = nullptr; // a log-sum-exp's exp(v_k - largest); null for a sum
-    T total{};          // ... and their sum
-    shared_base<T>* scope_last = nullptr;
-    shared_base<T>* scope_stop = nullptr;
-
-    /// The sweep: element k with adjoint_of(k), then the hoisted parts, then the shared nodes
-    /// the elements made.
-    template <bool Strong, class Sink, class AdjointOf>
-    void sweep(Sink& sink, AdjointOf adjoint_of) const {
-        loop_sink<T, leaves_of<tree>.scalars, 0, hoisted, Sink> loop(sink);
-        for (std::size_t k = 0; k < count; ++k)
-            backward<0, Strong>(trees[k], values[k].data(), adjoint_of(k), loop);
-        loop.finish();
-        parts.sweep(loop.hoisted_totals, sink);
-        sweep_list(scope_last, scope_stop, sink.context());
+        for_each_hoisted<0, 0>(*first, [&](auto j, const auto& part, auto at) {
+            sweep_at<decltype(at)::value>(part, first_values.data(), adjoints[j], sink);
+        });
     }
 };
 
@@ -243,25 +220,48 @@ struct elements_of {
         else
             return std::size_t(std::ranges::size(range));
     }
-    /// for_each, calling after() after each batch of `size` elements and at the end.
-    template <class T, class Visit, class After>
-    void for_each_batch(frame<T>& f, std::size_t size, Visit&& visit, After&& after) const {
-        const std::size_t n = this->size();
-        if constexpr (vector_expression<Range>) {
-            for (std::size_t begin = 0; begin < n; begin += size) {
-                const std::size_t end = std::min(n, begin + size);
-                for (std::size_t k = begin; k < end; ++k)
-                    visit(make(range.tree.template element<false, 0>(k), &f), k);
-                after();
+    /// for_each for a sum swept as it is built, calling tidy() after the first element, and
+    /// then after each element if the first made anything beside its tree (made() says), or
+    /// else after each batch of `batch` elements: the loop over a batch does nothing else, so
+    /// that g++ can vectorize it.
+    template <class T, class Visit, class Tidy, class Made>
+    void for_each_tidily(frame<T>& f, std::size_t batch, Visit&& visit, Tidy&& tidy,
+                         Made&& made) const {
+        const std::size_t n = size();
+        if (n == 0) return;
+        auto it = std::ranges::begin(range_elements());
+        const auto at = [&](std::size_t k) -> decltype(auto) {
+            if constexpr (vector_expression<Range>)
+                return make(range.tree.template element<false, 0>(k), &f);
+            else
+                return *it;
+        };
+        visit(at(0), 0);
+        const bool careful = made();
+        tidy();
+        if (careful) {
+            for (std::size_t k = 1; k < n; ++k) {
+                if constexpr (!vector_expression<Range>) ++it;
+                visit(at(k), k);
+                tidy();
             }
-        } else {
-            auto it = std::ranges::begin(range);
-            for (std::size_t begin = 0; begin < n; begin += size) {
-                const std::size_t end = std::min(n, begin + size);
-                for (std::size_t k = begin; k < end; ++k, ++it) visit(*it, k);
-                after();
-            }
+            return;
         }
+        for (std::size_t begin = 1; begin < n; begin += batch) {
+            const std::size_t end = std::min(n, begin + batch);
+            for (std::size_t k = begin; k < end; ++k) {
+                if constexpr (!vector_expression<Range>) ++it;
+                visit(at(k), k);
+            }
+            tidy();
+        }
+    }
+    /// The range iterated over (an index range for a vector expression).
+    auto range_elements() const {
+        if constexpr (vector_expression<Range>)
+            return std::views::iota(std::size_t{0}, range.tree.size());
+        else
+            return std::ranges::ref_view(range);
     }
     /// Calls visit(x, k) for each element x and its index k.
     template <class T, class Visit>
@@ -320,38 +320,60 @@ frame<T>& map_frame(frame<T>* owner, std::string_view call) {
     return *owner;
 }
 
-/// The map-reduce node: its value, and what it kept to sweep: the elements, or the accumulator
-/// of a sum swept as it was built.
+/// A map-reduce kept in the frame: what it kept to sweep, the accumulator of a sum swept as it
+/// was built, or its elements' trees and values, the parts hoisted out of them and the shared
+/// nodes they made.
 template <class T, class E0>
-struct mapped_expr {
-    using value_type = T;
-    static constexpr bool reduction = true;
+struct mapped_record : shared_base<T> {
     static constexpr std::string_view name = "map-reduce";
-    T value;
-    const mapped_elements<T, E0>* kept;
-    const accumulator<T>* swept;
+    using parts_type = hoisted_parts<T, E0>;
+    using tree = typename parts_type::tree; // an element's tree, hoisted parts replaced
+    struct element {
+        tree tree_of;
+        values_of<tree> values;
+    };
+    const accumulator<T>* swept = nullptr;
+    [[no_unique_address]] parts_type parts;
+    std::size_t count = 0;
+    element* elements = nullptr;
+    T* terms = nullptr; // a log-sum-exp's exp(v_k - largest); null for a sum
+    T total{};          // ... and their sum
+    shared_base<T>* scope_last = nullptr;
+    shared_base<T>* scope_stop = nullptr;
 
-    template <bool Strong, class Sink>
-    void backward(const T& adjoint, Sink& sink) const {
+    template <bool Strong>
+    void sweep_with(const T& adjoint, sweep_context<T>& context) const {
         if (swept != nullptr) {
-            swept->template pass<Strong>(adjoint, sink);
-        } else if (kept->terms == nullptr) {
-            kept->template sweep<Strong>(sink, [&](std::size_t) { return adjoint; });
+            swept->template pass<Strong>(adjoint, context);
+        } else if (terms == nullptr) {
+            sweep_elements<Strong>(context, [&](std::size_t) { return adjoint; });
         } else {
-            const T scale = adjoint / kept->total;
-            kept->template sweep<Strong>(sink, [&](std::size_t k) {
+            const T scale = adjoint / total;
+            sweep_elements<Strong>(context, [&](std::size_t k) {
                 if constexpr (Strong)
-                    return zg::detail::chain(adjoint, kept->terms[k] / kept->total);
+                    return zg::detail::chain(adjoint, terms[k] / total);
                 else
-                    return scale * kept->terms[k];
+                    return scale * terms[k];
             });
         }
     }
+
+    /// The sweep of kept elements: element k with adjoint_of(k), then the hoisted parts, then
+    /// the shared nodes the elements made.
+    template <bool Strong, class AdjointOf>
+    void sweep_elements(sweep_context<T>& context, AdjointOf adjoint_of) const {
+        loop_sink<T, leaves_of<tree>.scalars, 0, parts_type::count, sweep_context<T>> loop(context);
+        for (std::size_t k = 0; k < count; ++k)
+            backward<0, Strong>(elements[k].tree_of, elements[k].values.data(), adjoint_of(k),
+                                loop);
+        loop.finish();
+        parts.sweep(loop.hoisted_totals, context);
+        sweep_list(scope_last, scope_stop, context);
+    }
 };
 
-/// How many elements a sum swept as it is built takes between looks at its frame: the shared
-/// nodes their element functions made are swept and their memory reused then. The loop over a
-/// batch has no other work, so that g++ can vectorize it.
+/// How many elements a sum swept as it is built takes between looks at its frame when its
+/// element function makes nothing beside the tree (see for_each_tidily).
 inline constexpr std::size_t batch = 256;
 
 /// The loop of a sum swept as it is built: each element's tree evaluated and swept with adjoint
@@ -366,17 +388,22 @@ template <class T, class E0, class Elements, class Fn>
         context);
     const auto mark = f.scoped_position();
     T value(0);
-    elements.for_each_batch(f, batch, [&](auto&& x, std::size_t k) {
-        const tree e = parts.element(k, tree_from<T>(call_element(fn, std::forward<decltype(x)>(x), k)));
-        const auto values = evaluated(e);
-        value += value_at<0>(e, values.data());
-        backward<0>(e, values.data(), T(1), loop);
-    }, [&] {
-        // After each batch: the shared nodes its elements made (each used by its element's
-        // tree only, so after all of them), and their memory back.
-        if (f.scoped_last() != mark.last) sweep_list(f.scoped_last(), mark.last, context);
-        f.rewind(mark);
-    });
+    elements.for_each_tidily(
+        f, batch,
+        [&](auto&& x, std::size_t k) {
+            const tree e =
+                parts.element(k, tree_from<T>(call_element(fn, std::forward<decltype(x)>(x), k)));
+            const auto values = evaluated(e);
+            value += value_at<0>(e, values.data());
+            backward<0>(e, values.data(), T(1), loop);
+        },
+        [&] {
+            // The nodes the elements made beside their trees (each used by its own element's
+            // tree only, so after all of them), and their memory back.
+            if (f.scoped_last() != mark.last) sweep_list(f.scoped_last(), mark.last, context);
+            f.rewind(mark);
+        },
+        [&] { return f.scoped_changed(mark); });
     loop.finish();
     parts.sweep(loop.hoisted_totals, context);
     return value;
@@ -389,10 +416,10 @@ template <reduction_kind Kind, class T, class Elements, class Fn>
 auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
     using argument = typename Elements::argument;
     using E0 = decltype(tree_from<T>(call_element(fn, std::declval<argument>(), std::size_t{})));
-    using kept_type = mapped_elements<T, E0>;
-    using tree = typename kept_type::tree;
+    using record_type = mapped_record<T, E0>;
+    using tree = typename record_type::tree;
     const std::size_t n = elements.size();
-    T value(0);
+    auto* record = ::new (f.template place<record_type>()) record_type{};
     if (Kind == reduction_kind::sum && f.depth() == 0) {
         // Swept as built, into an accumulator.
         auto* swept = ::new (f.template scratch<accumulator<T>>(1))
@@ -400,43 +427,47 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
         sweep_context<T> context = swept->context();
         {
             typename frame<T>::element_scope scope(f, swept);
-            value = sweep_as_built<T, E0>(f, elements, fn, context);
+            record->value = sweep_as_built<T, E0>(f, elements, fn, context);
         }
         swept->collect();
-        return make(mapped_expr<T, E0>{value, nullptr, swept}, &f);
-    }
-    // Kept: each element's tree and values, swept when the adjoint arrives.
-    auto* kept = ::new (f.template scratch<kept_type>(1)) kept_type{};
-    kept->count = n;
-    kept->trees = f.template scratch<tree>(n);
-    kept->values = f.template scratch<values_of<tree>>(n);
-    T* element_values = f.template scratch<T>(n);
-    kept->scope_stop = f.scoped_last();
-    {
-        typename frame<T>::element_scope scope(f, nullptr);
-        elements.for_each(f, [&](auto&& x, std::size_t k) {
-            ::new (kept->trees + k) tree(kept->parts.element(
-                k, tree_from<T>(call_element(fn, std::forward<decltype(x)>(x), k))));
-            kept->values[k] = evaluated(kept->trees[k]);
-            element_values[k] = value_at<0>(kept->trees[k], kept->values[k].data());
-        });
-    }
-    kept->scope_last = f.scoped_last();
-    f.touch(leaves_of<tree>.vectors);
-    if constexpr (Kind == reduction_kind::sum) {
-        for (std::size_t k = 0; k < n; ++k) value += element_values[k];
+        record->swept = swept;
     } else {
-        using std::exp, std::log;
-        T top(-std::numeric_limits<double>::infinity());
-        for (std::size_t k = 0; k < n; ++k)
-            if (top < element_values[k]) top = element_values[k];
-        kept->terms = f.template scratch<T>(n);
-        for (std::size_t k = 0; k < n; ++k)
-            kept->total += kept->terms[k] = exp(element_values[k] - top);
-        // Empty, or every element -inf: the value is -inf (or NaN from a NaN element).
-        value = top > T(-std::numeric_limits<double>::infinity()) ? top + log(kept->total) : top;
+        // Kept: each element's tree and values, swept when the adjoint arrives.
+        record->count = n;
+        auto* kept = record->elements = f.template scratch<typename record_type::element>(n);
+        record->scope_stop = f.scoped_last();
+        T sum(0);
+        {
+            typename frame<T>::element_scope scope(f, nullptr);
+            elements.for_each(f, [&](auto&& x, std::size_t k) {
+                ::new (&kept[k].tree_of) tree(record->parts.element(
+                    k, tree_from<T>(call_element(fn, std::forward<decltype(x)>(x), k))));
+                kept[k].values = evaluated(kept[k].tree_of);
+                sum += value_at<0>(kept[k].tree_of, kept[k].values.data());
+            });
+        }
+        record->scope_last = f.scoped_last();
+        f.touch(leaves_of<tree>.vectors);
+        if constexpr (Kind == reduction_kind::sum) {
+            record->value = sum;
+        } else {
+            using std::exp, std::log;
+            const auto term = [&](std::size_t k) {
+                return value_at<0>(kept[k].tree_of, kept[k].values.data());
+            };
+            T top(-std::numeric_limits<double>::infinity());
+            for (std::size_t k = 0; k < n; ++k)
+                if (top < term(k)) top = term(k);
+            record->terms = f.template scratch<T>(n);
+            for (std::size_t k = 0; k < n; ++k)
+                record->total += record->terms[k] = exp(term(k) - top);
+            // Empty, or every element -inf: the value is -inf (or NaN from a NaN element).
+            record->value =
+                top > T(-std::numeric_limits<double>::infinity()) ? top + log(record->total) : top;
+        }
     }
-    return make(mapped_expr<T, E0>{value, kept, nullptr}, &f);
+    f.keep(record);
+    return make(shared_expr<T>{record}, &f);
 }
 
 template <reduction_kind Kind, class Range, class Fn>

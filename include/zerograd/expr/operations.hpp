@@ -28,24 +28,32 @@ concept Number = std::is_arithmetic_v<U>;
 
 namespace detail {
 
-/// How much work sweeping a tree twice repeats: its operations, and more for a reduction.
+/// Operations whose value and partials cost a few additions or multiplications; the others (a
+/// division, a root, an exponential, a sine) cost tens of cycles.
+template <class Op>
+inline constexpr bool cheap =
+    std::is_same_v<Op, add_op> || std::is_same_v<Op, sub_op> || std::is_same_v<Op, mul_op> ||
+    std::is_same_v<Op, neg_op> || std::is_same_v<Op, square_op> || std::is_same_v<Op, abs_op> ||
+    std::is_same_v<Op, relu_op> || std::is_same_v<Op, min_op> || std::is_same_v<Op, max_op>;
+
+/// How much work evaluating and sweeping a tree again would repeat: its operations, the costly
+/// ones counted twice.
 template <class Node>
 constexpr std::size_t weight() {
     if constexpr (requires { &Node::l; })
-        return 1 + weight<decltype(Node::l)>() + weight<decltype(Node::r)>();
+        return (cheap<decltype(Node::op)> ? 1 : 2) + weight<decltype(Node::l)>() +
+               weight<decltype(Node::r)>();
     else if constexpr (requires { &Node::op; })
-        return 1 + weight<decltype(Node::a)>();
+        return (cheap<decltype(Node::op)> ? 1 : 2) + weight<decltype(Node::a)>();
     else if constexpr (requires { &Node::first; })
         return 1 + weight<decltype(Node::a)>() + weight<decltype(Node::b)>();
-    else if constexpr (requires { Node::reduction; })
-        return 2; // a reduction
     else
         return 0;
 }
 
 /// Whether a named expression used as an operand is kept once in the frame rather than copied
-/// into each use: when it holds more than one operation, or a reduction. A leaf or a single
-/// operation costs less to copy, and to sweep twice, than to keep. The copies of what is shared
+/// into each use: when it holds more than one operation, or a costly one. A leaf or a single
+/// addition or multiplication costs less to copy, and to evaluate and sweep twice, than to keep. The copies of what is shared
 /// are single pointers, so a tree grows by the operations written, not by the number of uses.
 template <class Tree>
 inline constexpr bool worth_sharing = !vector_node<Tree> && weight<Tree>() >= 2;

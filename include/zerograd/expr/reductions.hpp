@@ -53,17 +53,6 @@ constexpr typename V::value_type sweep_elements(const V& v, Sink& sink, AdjointO
     return total;
 }
 
-/// Whether a vector tree holds the states of a zg::scan.
-template <class Node>
-constexpr bool has_states() {
-    if constexpr (requires { &Node::l; })
-        return has_states<decltype(Node::l)>() || has_states<decltype(Node::r)>();
-    else if constexpr (requires { &Node::v; })
-        return has_states<decltype(Node::v)>();
-    else
-        return requires { &Node::recurrence; };
-}
-
 /// A reduction of v built outside element functions, whose gradients it may claim (or that
 /// reaches no vector argument), sweeps its elements as it is built, with the local partials
 /// `adjoint_of` gives (for adjoint 1), into an accumulator its own sweep scales: one pass over
@@ -73,9 +62,7 @@ constexpr bool has_states() {
 template <class V, class T>
 accumulator<T>* begin_accumulating(frame<T>& f) {
     constexpr std::uint64_t vectors = leaves_of<V>.vectors;
-    // Over the states of a zg::scan, whose adjoints its sweep reads, not: the sum's partials
-    // by them would be kept one by one.
-    if (has_states<V>() || f.depth() != 0 || !f.claimable(vectors)) return nullptr;
+    if (f.depth() != 0 || !f.claimable(vectors)) return nullptr;
     return ::new (f.template scratch<accumulator<T>>(1)) accumulator<T>(f, vectors);
 }
 
@@ -130,42 +117,38 @@ template <class V>
 
 } // namespace detail
 
-/// What the reductions of a vector expression share: each sweeps its elements with its local
-/// partials (`sweep_partials`, of the derived reduction) as it is built when it may (see
-/// begin_accumulating), or else when its adjoint arrives.
+/// A reduction of a vector expression, kept in the frame: its uses gather its adjoint, and it
+/// sweeps its elements once with their local partials (`sweep_partials` of the derived record),
+/// or, if it swept them as it was built (see begin_accumulating), scales what it kept.
 template <class Derived, class V>
-struct vector_reduction {
+struct vector_reduction : shared_base<typename V::value_type> {
     using value_type = typename V::value_type;
-    static constexpr bool reduction = true;
     V v;
-    value_type value{};
-    const detail::accumulator<value_type>* swept = nullptr; // swept as built, or null
+    const detail::accumulator<value_type>* swept = nullptr;
 
-    template <bool Strong, class Sink>
-    void backward(const value_type& adjoint, Sink& sink) const {
+    explicit vector_reduction(const V& vector) : v(vector) {}
+
+    template <bool Strong>
+    void sweep_with(const value_type& adjoint, sweep_context<value_type>& context) const {
         if (swept != nullptr)
-            swept->template pass<Strong>(adjoint, sink);
+            swept->template pass<Strong>(adjoint, context);
         else
-            static_cast<const Derived&>(*this).template sweep_partials<Strong>(adjoint, sink);
+            static_cast<const Derived&>(*this).template sweep_partials<Strong>(adjoint, context);
     }
 
-protected:
-    /// Data that the sweep would read after the lambda returns is copied where it may be.
-    vector_reduction(const V& vector, frame<value_type>& owner)
-        : v(detail::stabilized(vector, owner)) {}
-
-    /// Sweeps the partials now, for adjoint 1, if it may: returns true then, with the sum of
-    /// the elements' values in `total`. Otherwise notes that its sweep writes into the vector
-    /// arguments later.
+    /// Sweeps the partials now, for adjoint 1, if it may, and returns true with the sum of the
+    /// elements' values in `total`. Otherwise, data that the sweep would read after the lambda
+    /// returns is copied, and the vector arguments its sweep writes into are noted.
     bool sweep_now(frame<value_type>& owner, value_type& total) {
         detail::accumulator<value_type>* accumulator = detail::begin_accumulating<V>(owner);
         if (accumulator == nullptr) {
+            v = detail::stabilized(v, owner);
             owner.touch(leaves_of<V>.vectors);
             return false;
         }
         auto context = accumulator->context();
-        total = static_cast<const Derived&>(*this).template sweep_partials<false>(
-            value_type(1), context);
+        total = static_cast<const Derived&>(*this).template sweep_partials<false>(value_type(1),
+                                                                                  context);
         accumulator->collect();
         swept = accumulator;
         return true;
@@ -175,12 +158,11 @@ protected:
 /// The sum of a vector's elements; its sweep passes the adjoint to every element. Swept as
 /// built, its one pass over the elements gives the value too.
 template <class V>
-struct sum_expr : vector_reduction<sum_expr<V>, V> {
+struct sum_record : vector_reduction<sum_record<V>, V> {
     static constexpr std::string_view name = "sum";
-    using base = vector_reduction<sum_expr<V>, V>;
-    using typename base::value_type;
+    using typename vector_reduction<sum_record<V>, V>::value_type;
 
-    sum_expr(const V& vector, frame<value_type>& owner) : base(vector, owner) {
+    sum_record(const V& vector, frame<value_type>& owner) : vector_reduction<sum_record, V>(vector) {
         if (!this->sweep_now(owner, this->value)) this->value = detail::sum_of_elements(this->v);
     }
     template <bool Strong, class Sink>
@@ -194,14 +176,14 @@ struct sum_expr : vector_reduction<sum_expr<V>, V> {
 /// before it (kept while building) times those after it (gathered by a backward pass), exact
 /// when elements are zero and without a division.
 template <class V>
-struct prod_expr : vector_reduction<prod_expr<V>, V> {
+struct prod_record : vector_reduction<prod_record<V>, V> {
     static constexpr std::string_view name = "prod";
-    using base = vector_reduction<prod_expr<V>, V>;
-    using typename base::value_type;
+    using typename vector_reduction<prod_record<V>, V>::value_type;
     value_type* prefixes;
 
-    prod_expr(const V& vector, frame<value_type>& owner)
-        : base(vector, owner), prefixes(owner.template scratch<value_type>(vector.size())) {
+    prod_record(const V& vector, frame<value_type>& owner)
+        : vector_reduction<prod_record, V>(vector),
+          prefixes(owner.template scratch<value_type>(vector.size())) {
         this->value = detail::prefix_products(this->v, prefixes);
         value_type unused;
         this->sweep_now(owner, unused);
@@ -223,15 +205,15 @@ struct prod_expr : vector_reduction<prod_expr<V>, V> {
 /// their accuracy where exp(v_k - value) would lose the rounding of value (about 1e-13 for
 /// elements near 1000), and the sweep computes no exponential.
 template <class V>
-struct log_sum_exp_expr : vector_reduction<log_sum_exp_expr<V>, V> {
+struct log_sum_exp_record : vector_reduction<log_sum_exp_record<V>, V> {
     static constexpr std::string_view name = "log_sum_exp";
-    using base = vector_reduction<log_sum_exp_expr<V>, V>;
-    using typename base::value_type;
+    using typename vector_reduction<log_sum_exp_record<V>, V>::value_type;
     value_type total{0};
     value_type* terms;
 
-    log_sum_exp_expr(const V& vector, frame<value_type>& owner)
-        : base(vector, owner), terms(owner.template scratch<value_type>(vector.size())) {
+    log_sum_exp_record(const V& vector, frame<value_type>& owner)
+        : vector_reduction<log_sum_exp_record, V>(vector),
+          terms(owner.template scratch<value_type>(vector.size())) {
         using std::log;
         const value_type top = detail::largest_element(this->v);
         total = detail::sum_of_exponentials(this->v, top, terms);
@@ -254,30 +236,34 @@ struct log_sum_exp_expr : vector_reduction<log_sum_exp_expr<V>, V> {
 };
 
 namespace detail {
-template <template <class> class Reduction, class E>
+/// The reduction of a vector expression as a node of its frame, used by a shared_expr.
+template <template <class> class Record, class E>
 auto reduce(const E& v, std::string_view call) {
     using tree = tree_of<E>;
-    auto& owner = frame_for(v, call);
-    return make(Reduction<tree>(v.tree, owner), &owner);
+    using T = typename tree::value_type;
+    frame<T>& owner = frame_for(v, call);
+    auto* record = ::new (owner.template place<Record<tree>>()) Record<tree>(v.tree, owner);
+    owner.keep(record);
+    return make(shared_expr<T>{record}, &owner);
 }
 } // namespace detail
 
 /// The sum of a vector's elements: `zg::sum(v)`, `zg::sum(2.0 * v + w)`.
 template <detail::vector_expression V>
 auto sum(const V& v) {
-    return detail::reduce<sum_expr>(v, "sum");
+    return detail::reduce<sum_record>(v, "sum");
 }
 
 /// The product of a vector's elements.
 template <detail::vector_expression V>
 auto prod(const V& v) {
-    return detail::reduce<prod_expr>(v, "prod");
+    return detail::reduce<prod_record>(v, "prod");
 }
 
 /// log(sum(exp(v))), stable for large elements.
 template <detail::vector_expression V>
 auto log_sum_exp(const V& v) {
-    return detail::reduce<log_sum_exp_expr>(v, "log_sum_exp");
+    return detail::reduce<log_sum_exp_record>(v, "log_sum_exp");
 }
 
 /// sum_k v_k w_k; either side may be a range of doubles.

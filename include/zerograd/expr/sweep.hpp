@@ -32,7 +32,7 @@ struct sweep_context {
         frame<T>* owner;
         std::uint32_t number;
         gathered_use<T>* first = nullptr;
-        gathered_state<T>* states = nullptr;
+        gathered_states<T>* states = nullptr; // the latest first
     }* gathering = nullptr;
 
     template <std::size_t I>
@@ -49,11 +49,14 @@ struct sweep_context {
             [[unlikely]]
             note(node);
     }
+    ZG_INLINE constexpr void slot(const slot_expr<T>& s, const T& adjoint) { *s.adjoint += adjoint; }
     ZG_INLINE constexpr void state(const state_expr<T>& s, const T& adjoint) {
-        if (gathering != nullptr && s.recurrence->persistent) [[unlikely]]
-            gather(s.adjoint, adjoint);
+        if (gathering == nullptr || !s.block->node->persistent)
+            s.block->adjoints[s.index] += adjoint;
+        else if (gathering->states != nullptr && gathering->states->block == s.block) [[likely]]
+            gathering->states->partials[s.index] += adjoint;
         else
-            *s.adjoint += adjoint;
+            gather(s, adjoint);
     }
     ZG_INLINE constexpr void add_scalar(std::size_t i, const T& adjoint) { scalars[i] += adjoint; }
     ZG_INLINE constexpr void add_element(std::size_t i, std::size_t k, const T& adjoint) {
@@ -62,15 +65,22 @@ struct sweep_context {
     constexpr sweep_context& context() { return *this; }
 
 private:
-    [[gnu::noinline]] void gather(T* adjoint_of_state, const T& adjoint) {
-        gathered_state<T>* last = gathering->states;
-        if (last != nullptr && last->adjoint == adjoint_of_state) {
-            last->partial += adjoint; // a state used twice in one element (h + y * exp(-h))
-            return;
+    /// The partials of this gathering by the states of s's block, made first, latest first.
+    [[gnu::noinline]] void gather(const state_expr<T>& s, const T& adjoint) {
+        gathered_states<T>** found = &gathering->states;
+        while (*found != nullptr && (*found)->block != s.block) found = &(*found)->next;
+        gathered_states<T>* use = *found;
+        if (use == nullptr) {
+            use = gathering->owner->template lasting<gathered_states<T>>(1);
+            T* partials = gathering->owner->template lasting<T>(s.block->length);
+            std::fill_n(partials, s.block->length, T(0));
+            *use = {s.block, partials, nullptr};
+        } else {
+            *found = use->next;
         }
-        auto* use = gathering->owner->template lasting<gathered_state<T>>(1);
-        *use = {adjoint_of_state, adjoint, last};
+        use->next = gathering->states;
         gathering->states = use;
+        use->partials[s.index] += adjoint;
     }
     [[gnu::noinline]] void note(shared_base<T>& node) {
         node.gathered_in = gathering->number;
@@ -112,6 +122,7 @@ struct loop_sink {
     ZG_INLINE constexpr void state(const state_expr<T>& s, const T& adjoint) {
         outer.state(s, adjoint);
     }
+    ZG_INLINE constexpr void slot(const slot_expr<T>& s, const T& adjoint) { outer.slot(s, adjoint); }
     template <std::size_t J>
     ZG_INLINE constexpr void broadcast(const T& adjoint) {
         broadcasts[J] += adjoint;
@@ -164,8 +175,8 @@ ZG_INLINE constexpr void visit_end(const element_expr<I, T>& e, const T& adjoint
     sink.template element<I>(e.index, adjoint);
 }
 template <class T, class Sink>
-ZG_INLINE constexpr void visit_end(const slot_expr<T>& s, const T& adjoint, Sink&) {
-    *s.adjoint += adjoint;
+ZG_INLINE constexpr void visit_end(const slot_expr<T>& s, const T& adjoint, Sink& sink) {
+    sink.slot(s, adjoint);
 }
 template <class T, class Sink>
 ZG_INLINE constexpr void visit_end(const state_expr<T>& s, const T& adjoint, Sink& sink) {
@@ -267,9 +278,7 @@ constexpr void frame<T>::sweep_shared(shared_base<T>& base, sweep_context<T>& co
     auto& node = static_cast<shared_node<Tree>&>(base);
     const T adjoint = node.adjoint;
     node.adjoint = T(0);
-    detail::loop_sink<T, leaves_of<Tree>.scalars, 0, 0, sweep_context<T>> sink(context);
-    sweep_at<0>(node.tree, node.values.data(), adjoint, sink);
-    sink.finish();
+    sweep_at<0>(node.tree, node.values.data(), adjoint, context);
 }
 
 } // namespace zg::expr
