@@ -32,8 +32,8 @@ struct accumulator : immediate_target {
     // Most functions have a few arguments: their partials are kept here, cleared by stores
     // (a call to memset for each array took as long as a small sum's loop).
     static constexpr std::size_t inline_arguments = 8;
-    std::array<T, inline_arguments> inline_totals{};
-    std::array<T*, inline_arguments> inline_partials{};
+    std::array<T, inline_arguments> inline_totals; // the first n cleared
+    std::array<T*, inline_arguments> inline_partials;
 
     /// Partials for the scalar arguments and for the vector arguments in `reached`, claiming
     /// their gradients if no other node writes there.
@@ -47,6 +47,10 @@ struct accumulator : immediate_target {
         if (n <= inline_arguments) {
             totals = inline_totals.data();
             partials = inline_partials.data();
+            for (std::size_t i = 0; i < n; ++i) {
+                totals[i] = T(0);
+                partials[i] = nullptr;
+            }
         } else {
             totals = f.template zeroed<T>(n);
             partials = f.template zeroed<T*>(n);
@@ -97,7 +101,8 @@ struct accumulator : immediate_target {
     void pass(const T& adjoint, Sink& sink) const {
         const std::size_t n = owner->arguments().size();
         for (std::size_t i = 0; i < n; ++i)
-            if (!zg::detail::is_zero(totals[i])) sink.add_scalar(i, times<Strong>(adjoint, totals[i]));
+            if (!zg::detail::is_zero(totals[i]))
+                sink.add_scalar(i, times<Strong>(adjoint, totals[i]));
         for (std::uint64_t bits = this->reached; bits != 0; bits &= bits - 1) {
             const auto i = std::size_t(std::countr_zero(bits));
             argument_state<T>& argument = owner->arguments()[i];

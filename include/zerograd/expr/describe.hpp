@@ -18,9 +18,9 @@ namespace zg::expr {
 struct described_node {
     std::string label;
     std::string value;
-    int leaf = -1;                 // scalar argument number, for a leaf
-    const void* shared = nullptr;  // the shared node, for a use of one
-    bool constant = false;         // a constant: no adjoint
+    int leaf = -1;                                        // scalar argument number, for a leaf
+    const void* shared = nullptr;                         // the shared node, for a use of one
+    bool constant = false;                                // a constant: no adjoint
     std::vector<std::pair<std::size_t, double>> children; // index in the description, partial
 };
 using description = std::vector<described_node>;
@@ -71,6 +71,11 @@ template <std::size_t I, class T>
 void describe_end(const leaf_expr<I, T>&, described_node& d) {
     d.label = "x" + std::to_string(I);
     d.leaf = int(I);
+}
+template <class T>
+void describe_end(const argument_expr<T>& a, described_node& d) {
+    d.label = "x" + std::to_string(a.index);
+    d.leaf = int(a.index);
 }
 template <class T>
 void describe_end(const constant_expr<T>& c, described_node& d) {

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace zg::expr {
 
@@ -34,6 +35,16 @@ template <std::size_t I, class T>
 struct leaf_expr {
     using value_type = T;
     T value;
+};
+
+/// Scalar argument `index`, for zg::jacobian: every argument has this one type, so that outputs
+/// of one shape over different arguments (x / r and y / r) have one type too (and make a
+/// std::array).
+template <class T>
+struct argument_expr {
+    using value_type = T;
+    T value;
+    std::size_t index;
 };
 
 /// A plain number inside an expression (`2 * x`); no gradient flows into it.
@@ -136,7 +147,9 @@ struct select_expr {
 /// Vector nodes (zerograd/expr/vector.hpp) hold spans of arguments and data, and build element
 /// k's scalar tree on demand; they say how many scalar operands they broadcast.
 template <class Node>
-concept vector_node = requires { Node::broadcasts; };
+concept vector_node = requires {
+    Node::broadcasts;
+};
 
 template <class Node>
 inline constexpr bool is_constant = false;
@@ -167,8 +180,7 @@ inline constexpr std::size_t slot_count = 0;
 template <class Op, class A>
 inline constexpr std::size_t slot_count<unary_expr<Op, A>> = slot_count<A> + 1;
 template <class Op, class L, class R>
-inline constexpr std::size_t slot_count<binary_expr<Op, L, R>> =
-    slot_count<L> + slot_count<R> + 1;
+inline constexpr std::size_t slot_count<binary_expr<Op, L, R>> = slot_count<L> + slot_count<R> + 1;
 template <class A, class B>
 inline constexpr std::size_t slot_count<select_expr<A, B>> = slot_count<A> + slot_count<B> + 1;
 
@@ -179,7 +191,7 @@ using values_of = std::array<typename Tree::value_type, slot_count<Tree> + (slot
 /// The value of the node whose slots start at At.
 template <std::size_t At, class Node, class T>
 ZG_INLINE constexpr const T& value_at(const Node& node, const T* values) {
-    if constexpr (slot_count<Node> > 0)
+    if constexpr (slot_count < Node >> 0)
         return values[At + slot_count<Node> - 1];
     else if constexpr (requires { node.node->value; })
         return node.node->value; // a shared subexpression
@@ -277,6 +289,17 @@ struct leaves_of_node<select_expr<A, B>> {
 };
 } // namespace detail
 
+// ---- Calling the user's function ---------------------------------------------------------------
+
+/// Calls the user's function on expressions. When its body does not compile, compilers name this
+/// function in their trace, so its name gives the remedy for the usual cause: an `if` on values
+/// whose returns are different computations, and so of different types.
+template <class F, class... Args>
+ZG_INLINE constexpr decltype(auto)
+f_returns_one_type_so_branch_with_zg_select_or_use_tape_mode(F& f, Args&&... args) {
+    return f(std::forward<Args>(args)...);
+}
+
 // ---- The expression -----------------------------------------------------------------------------
 
 /// What the user's lambda receives and returns in expression mode: a tree of nodes (its type is
@@ -304,9 +327,7 @@ struct expression {
     mutable shared_base<value_type>* shared = nullptr;
 
     /// The forward value (evaluated on each call: trees are evaluated lazily).
-    ZG_INLINE constexpr value_type value() const
-        requires(!vector_node<Tree>)
-    {
+    ZG_INLINE constexpr value_type value() const requires(!vector_node<Tree>) {
         if constexpr (slot_count<Tree> == 0) {
             return value_at<0>(tree, static_cast<const value_type*>(nullptr));
         } else {
@@ -316,10 +337,19 @@ struct expression {
     }
 
     /// Element i of a vector expression, a scalar expression (i is checked).
-    constexpr auto operator[](std::size_t i) const
-        requires vector_node<Tree>
-    {
+    constexpr auto operator[](std::size_t i) const requires vector_node<Tree> {
         return detail::element_at(*this, i);
+    }
+    /// Assigning another computation (`acc = acc + x` in a loop) would change the type.
+    template <class R>
+    requires(!std::is_same_v<std::remove_cvref_t<R>, expression>) constexpr expression&
+    operator=(const R&) {
+        static_assert(!sizeof(R),
+                      "zg::grad: an expression cannot be assigned another computation (its type "
+                      "is its computation, which a loop cannot grow); sum over an index range "
+                      "with zg::sum(std::views::iota(0, n), [&](int i) { ... }), pick with "
+                      "zg::select, or use tape mode (zg::var) for loops and branches on values");
+        return *this;
     }
 };
 

@@ -77,6 +77,7 @@ public:
     arena& operator=(const arena&) = delete;
     constexpr ~arena() {
         if (std::is_constant_evaluated()) return; // nothing was allocated
+        if (count_ <= std::size_t(callers_first_)) return;
         for (std::size_t i = callers_first_ ? 1 : 0; i < count_; ++i)
             zg::detail::this_thread_object<detail::block_pool>().give_back(blocks_[i]);
     }
@@ -133,9 +134,9 @@ struct shared_base {
     void (*sweep)(shared_base&, sweep_context<T>&) = nullptr;
     void (*destroy)(shared_base*) = nullptr; // in constant evaluation, where it was new'd
     std::size_t (*describe)(const shared_base&, description&) = nullptr; // for printing
-    shared_base* previous = nullptr;         // made just before it, in its list
-    std::uint32_t gathered_in = 0;           // the gathering (below) that last noted it
-    bool persistent = false;                 // made outside element functions: lives to the end
+    shared_base* previous = nullptr; // made just before it, in its list
+    std::uint32_t gathered_in = 0;   // the gathering (below) that last noted it
+    bool persistent = false;         // made outside element functions: lives to the end
 };
 
 template <class Tree>
@@ -305,8 +306,7 @@ public:
     struct element_scope {
         frame& owner;
         immediate_target* previous;
-        element_scope(frame& f, immediate_target* immediate)
-            : owner(f), previous(f.immediate_) {
+        element_scope(frame& f, immediate_target* immediate) : owner(f), previous(f.immediate_) {
             ++owner.depth_;
             if (immediate != nullptr) owner.immediate_ = immediate;
         }

@@ -47,7 +47,8 @@ private:
 template <class T, class F, std::size_t... I>
 constexpr auto call_on_leaves(F& f, const std::array<T, sizeof...(I)>& values, frame<T>* owner,
                               std::index_sequence<I...>) {
-    return std::invoke(f, expression<leaf_expr<I, T>>{{values[I]}, owner}...);
+    return f_returns_one_type_so_branch_with_zg_select_or_use_tape_mode(
+        f, expression<leaf_expr<I, T>>{{values[I]}, owner}...);
 }
 
 template <class R>
@@ -55,7 +56,7 @@ concept vector_result = Expression<R> && vector_node<tree_of<R>>;
 
 /// What f may return: one scalar expression (not a vector) or a number.
 template <class R>
-concept scalar_result = std::is_arithmetic_v<R> || (Expression<R> && !vector_result<R>);
+concept scalar_result = std::is_arithmetic_v<R> ||(Expression<R> && !vector_result<R>);
 
 /// Which call a sweep of scalar leaves serves, for its compile-time messages.
 enum class scalar_call { grad, hessian };
@@ -163,9 +164,11 @@ inline void finish_claims(std::span<argument_state<double>> arguments) {
             for (std::size_t k = 0; k < a.length; ++k)
                 data[k] = zg::detail::chain(a.scale, data[k]);
         else if (a.scale != 1)
-            for (std::size_t k = 0; k < a.length; ++k) data[k] *= a.scale;
+            for (std::size_t k = 0; k < a.length; ++k)
+                data[k] *= a.scale;
         if (a.shared)
-            for (std::size_t k = 0; k < a.length; ++k) data[k] += a.deferred[k];
+            for (std::size_t k = 0; k < a.length; ++k)
+                data[k] += a.deferred[k];
     }
 }
 
@@ -184,13 +187,16 @@ auto sweep_mixed(F& f, const Args&... args) {
                 }
             }(),
             ...);
-    }(std::index_sequence_for<Args...>{});
+    }
+    (std::index_sequence_for<Args...>{});
     alignas(16) std::byte stack[stack_frame_bytes];
     frame<double> call(arguments, stack);
     const frame_scope<double> scope(call);
     const auto y = [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return std::invoke(f, leaf_for<I>(args, &call)...);
-    }(std::index_sequence_for<Args...>{});
+        return f_returns_one_type_so_branch_with_zg_select_or_use_tape_mode(
+            f, leaf_for<I>(args, &call)...);
+    }
+    (std::index_sequence_for<Args...>{});
     using result = std::remove_cvref_t<decltype(y)>;
     check_result<scalar_call::grad, result>();
     // Where the sweep writes: a claimed gradient that others write into too is written into
@@ -209,11 +215,11 @@ auto sweep_mixed(F& f, const Args&... args) {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
         (
             [&] {
-                if constexpr (zg::detail::scalar_argument<Args>)
-                    std::get<I>(gradient) = scalars[I];
+                if constexpr (zg::detail::scalar_argument<Args>) std::get<I>(gradient) = scalars[I];
             }(),
             ...);
-    }(std::index_sequence_for<Args...>{});
+    }
+    (std::index_sequence_for<Args...>{});
     return value_and_grad_result<gradient_t<Args...>>{value, std::move(gradient)};
 }
 
@@ -291,8 +297,7 @@ struct built_expression {
 /// The expression f builds on leaves holding the arguments (numbers only), for printing it
 /// (zg::expr::to_text) or sweeping it by hand (zg::expr::sweep).
 template <class F, class... Args>
-    requires(zg::detail::scalar_argument<Args> && ...)
-auto build(F&& f, const Args&... args) {
+requires(zg::detail::scalar_argument<Args>&&...) auto build(F&& f, const Args&... args) {
     constexpr std::size_t N = sizeof...(Args);
     auto owner = std::make_unique<detail::built_frame<N>>();
     const std::array<double, N> values{static_cast<double>(args)...};
@@ -307,7 +312,8 @@ void sweep(const built_expression<E, N>& e, std::array<double, N>& gradient) {
     std::array<double, N> adjoints{};
     sweep_context<double> context{adjoints.data()};
     detail::value_and_sweep(e.expression, e.owner->call, context);
-    for (std::size_t i = 0; i < N; ++i) gradient[i] += adjoints[i];
+    for (std::size_t i = 0; i < N; ++i)
+        gradient[i] += adjoints[i];
 }
 
 } // namespace zg::expr

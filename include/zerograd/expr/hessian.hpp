@@ -39,10 +39,11 @@ constexpr auto hessian(F&& f, const Args&... args) {
         std::array<std::array<double, n>, n> result{};
         for (std::size_t j = 0; j < n; ++j) {
             std::array<dual, n> seeded{};
-            for (std::size_t i = 0; i < n; ++i) seeded[i] = dual(values[i], i == j ? 1.0 : 0.0);
-            const auto column =
-                detail::sweep_scalars<detail::scalar_call::hessian>(f, seeded).grad;
-            for (std::size_t i = 0; i < n; ++i) result[i][j] = column[i].deriv;
+            for (std::size_t i = 0; i < n; ++i)
+                seeded[i] = dual(values[i], i == j ? 1.0 : 0.0);
+            const auto column = detail::sweep_scalars<detail::scalar_call::hessian>(f, seeded).grad;
+            for (std::size_t i = 0; i < n; ++i)
+                result[i][j] = column[i].deriv;
         }
         return result;
     }

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstddef>
+#include <functional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -38,7 +39,8 @@ auto sweep_rows(const R& rows, frame<double>& call) {
                 value_and_sweep(std::get<I>(rows), call, context);
             }(),
             ...);
-    }(std::make_index_sequence<M>{});
+    }
+    (std::make_index_sequence<M>{});
     return jacobian;
 }
 
@@ -54,8 +56,8 @@ auto sweep_rows(const R& rows, frame<double>& call) {
 ///         return std::array{x / r, y / r};
 ///     }, 3.0, 4.0);  // J[0] == {0.128, -0.096}, J[1] == {-0.096, 0.072}
 template <class F, class... Args>
-    requires(zg::detail::spread_array<Args...> || (zg::detail::scalar_argument<Args> && ...))
-auto jacobian(F&& f, const Args&... args) {
+requires(zg::detail::spread_array<Args...> ||
+         (zg::detail::scalar_argument<Args> && ...)) auto jacobian(F&& f, const Args&... args) {
     const auto values = [&] {
         if constexpr (zg::detail::spread_array<Args...>)
             return std::get<0>(std::tie(args...));
@@ -67,13 +69,16 @@ auto jacobian(F&& f, const Args&... args) {
     alignas(16) std::byte stack[detail::stack_frame_bytes];
     frame<double> call(arguments, stack);
     const detail::frame_scope<double> scope(call);
-    const auto rows = detail::call_on_leaves(f, values, &call, std::make_index_sequence<N>{});
+    const auto rows = [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return f_returns_one_type_so_branch_with_zg_select_or_use_tape_mode(
+            f, expression<argument_expr<double>>{{values[I], I}, &call}...);
+    }
+    (std::make_index_sequence<N>{});
     using result = std::remove_cvref_t<decltype(rows)>;
     static_assert(detail::rows_result<result>,
                   "zg::jacobian: f must return a std::array (or std::tuple) of scalar "
                   "expressions, one per output; for one output use zg::grad");
-    if constexpr (detail::rows_result<result>)
-        return detail::sweep_rows<N>(rows, call);
+    if constexpr (detail::rows_result<result>) return detail::sweep_rows<N>(rows, call);
 }
 
 } // namespace zg::expr

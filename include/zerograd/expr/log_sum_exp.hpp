@@ -43,7 +43,8 @@ struct log_sum_exp_of_terms : shared_base<T> {
                                               : scale * exponentials[I],
                                        context),
              ...);
-        }(std::index_sequence_for<Trees...>{});
+        }
+        (std::index_sequence_for<Trees...>{});
     }
 };
 
@@ -57,7 +58,8 @@ auto log_sum_exp_of(frame<T>& f, const Trees&... trees) {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
         ((terms[I] = value_at<0>(std::get<I>(record->trees), std::get<I>(record->values).data())),
          ...);
-    }(std::index_sequence_for<Trees...>{});
+    }
+    (std::index_sequence_for<Trees...>{});
     using std::exp, std::log;
     T top(-std::numeric_limits<double>::infinity());
     for (const T& term : terms)
@@ -65,7 +67,8 @@ auto log_sum_exp_of(frame<T>& f, const Trees&... trees) {
     for (std::size_t i = 0; i < terms.size(); ++i)
         record->total += record->exponentials[i] = exp(terms[i] - top);
     // Every term -inf: the value is -inf (or NaN from a NaN term).
-    record->value = top > T(-std::numeric_limits<double>::infinity()) ? top + log(record->total) : top;
+    record->value =
+        top > T(-std::numeric_limits<double>::infinity()) ? top + log(record->total) : top;
     f.keep(record);
     return make(shared_expr<T>{record}, &f);
 }
@@ -78,10 +81,9 @@ concept term_operand = Expression<A> || Number<std::remove_cvref_t<A>>;
 /// log(exp(a) + exp(b) + ...) of scalar expressions (numbers may stand beside them), stable:
 /// shifted by the largest term.
 template <class A, class B, class... Rest>
-    requires((Expression<A> || Expression<B> || (Expression<Rest> || ...)) &&
-             detail::term_operand<A> && detail::term_operand<B> &&
-             (detail::term_operand<Rest> && ...))
-auto log_sum_exp(A&& a, B&& b, Rest&&... rest) {
+requires((Expression<A> || Expression<B> || (Expression<Rest> || ...)) && detail::term_operand<A> &&
+         detail::term_operand<B> &&
+         (detail::term_operand<Rest> && ...)) auto log_sum_exp(A&& a, B&& b, Rest&&... rest) {
     using first = std::conditional_t<Expression<A>, A, std::conditional_t<Expression<B>, B, void>>;
     using T = detail::value_type_of<std::conditional_t<std::is_void_v<first>, double, first>>;
     frame<T>* owner = detail::owner_if_expression<T>(a);
@@ -95,13 +97,13 @@ auto log_sum_exp(A&& a, B&& b, Rest&&... rest) {
 
 /// log sum exp of a std::array of scalar expressions (K components of a mixture).
 template <class E, std::size_t K>
-    requires(Expression<E> && K > 0)
-auto log_sum_exp(const std::array<E, K>& terms) {
+requires(Expression<E>&& K > 0) auto log_sum_exp(const std::array<E, K>& terms) {
     using T = typename E::value_type;
     frame<T>& f = detail::map_frame<T>(terms[0].owner, "log_sum_exp");
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
         return detail::log_sum_exp_of(f, detail::operand(terms[I])...);
-    }(std::make_index_sequence<K>{});
+    }
+    (std::make_index_sequence<K>{});
 }
 
 } // namespace zg::expr

@@ -51,13 +51,15 @@ template <class Node>
 inline constexpr bool invariant = false;
 template <std::size_t I, class T>
 inline constexpr bool invariant<leaf_expr<I, T>> = true;
+template <class T>
+inline constexpr bool invariant<argument_expr<T>> = true;
 template <class Op, class A>
 inline constexpr bool invariant<unary_expr<Op, A>> = invariant<A>;
 template <class Op, class L, class R>
-inline constexpr bool invariant<binary_expr<Op, L, R>> = invariant<L> && invariant<R>;
+inline constexpr bool invariant<binary_expr<Op, L, R>> = invariant<L>&& invariant<R>;
 
 template <class Node>
-inline constexpr bool hoistable = invariant<Node> && is_operation<Node>;
+inline constexpr bool hoistable = invariant<Node>&& is_operation<Node>;
 
 /// Node with each largest hoistable part replaced by hoisted_expr<J, T>, numbered from J in
 /// the order of the tree's slots; `count` parts.
@@ -116,7 +118,8 @@ struct hoisting<select_expr<A, B>, J, false> {
 template <std::size_t At, std::size_t J, class Node, class Visit>
 ZG_INLINE constexpr void for_each_hoisted(const Node& node, Visit&& visit) {
     if constexpr (hoistable<Node>) {
-        visit(std::integral_constant<std::size_t, J>{}, node, std::integral_constant<std::size_t, At>{});
+        visit(std::integral_constant<std::size_t, J>{}, node,
+              std::integral_constant<std::size_t, At>{});
     } else if constexpr (requires { node.l; }) {
         for_each_hoisted<At, J>(node.l, visit);
         for_each_hoisted<At + slot_count<decltype(node.l)>,
@@ -178,9 +181,10 @@ struct hoisted_parts<T, E0, true> {
 template <class Fn, class X>
 ZG_INLINE auto call_element(Fn& fn, X&& x, std::size_t k) {
     if constexpr (std::is_invocable_v<Fn&, X, std::size_t>)
-        return std::invoke(fn, std::forward<X>(x), k);
+        return f_returns_one_type_so_branch_with_zg_select_or_use_tape_mode(fn, std::forward<X>(x),
+                                                                            k);
     else
-        return std::invoke(fn, std::forward<X>(x));
+        return f_returns_one_type_so_branch_with_zg_select_or_use_tape_mode(fn, std::forward<X>(x));
 }
 
 /// fn's result as an element tree in a frame of scalar T: a number is a constant.
@@ -200,14 +204,14 @@ struct element_argument {
 };
 template <class Range>
 struct element_argument<Range, true> {
-    using type = expression<decltype(std::declval<const tree_of<Range>&>()
-                                         .template element<false, 0>(std::size_t{}))>;
+    using type =
+        expression<decltype(std::declval<const tree_of<Range>&>().template element<false, 0>(
+            std::size_t{}))>;
 };
 
 template <class Range, class Fn>
-using map_result = decltype(call_element(std::declval<Fn&>(),
-                                         std::declval<typename element_argument<Range>::type>(),
-                                         std::size_t{}));
+using map_result = decltype(call_element(
+    std::declval<Fn&>(), std::declval<typename element_argument<Range>::type>(), std::size_t{}));
 
 /// The elements of a range of data, integers or a vector expression, one at a time.
 template <class Range>
@@ -271,7 +275,8 @@ struct elements_of {
                 visit(make(range.tree.template element<false, 0>(k), &f), k);
         } else {
             std::size_t k = 0;
-            for (auto&& x : range) visit(x, k++);
+            for (auto&& x : range)
+                visit(x, k++);
         }
     }
 };
@@ -280,29 +285,28 @@ struct elements_of {
 /// integers).
 template <class Range>
 concept mappable = vector_expression<Range> ||
-                   (std::ranges::sized_range<const Range&> &&
-                    std::is_arithmetic_v<std::remove_cvref_t<std::ranges::range_value_t<Range>>>);
+    (std::ranges::sized_range<const Range&>&&
+         std::is_arithmetic_v<std::remove_cvref_t<std::ranges::range_value_t<Range>>>);
 
 template <class R, class Range>
 inline constexpr bool scalar_map_result =
-    vector_expression<Range> && std::is_arithmetic_v<std::remove_cvref_t<R>>;
+    vector_expression<Range>&& std::is_arithmetic_v<std::remove_cvref_t<R>>;
 template <class R, class Range>
-    requires Expression<R>
+requires Expression<R>
 inline constexpr bool scalar_map_result<R, Range> = !vector_node<tree_of<R>>;
 
 /// Whether fn, called on the elements of Range, gives a scalar expression (or, over a vector
 /// expression, a number).
 template <class Range, class Fn>
 concept expression_map = mappable<std::remove_cvref_t<Range>> &&
-                         scalar_map_result<map_result<std::remove_cvref_t<Range>, Fn>,
-                                           std::remove_cvref_t<Range>>;
+    scalar_map_result<map_result<std::remove_cvref_t<Range>, Fn>, std::remove_cvref_t<Range>>;
 
 template <class R, class Range>
 struct map_scalar_of {
     using type = typename tree_of<Range>::value_type; // a number over a vector expression
 };
 template <class R, class Range>
-    requires Expression<R>
+requires Expression<R>
 struct map_scalar_of<R, Range> {
     using type = typename std::remove_cvref_t<R>::value_type;
 };
@@ -422,8 +426,8 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
     auto* record = ::new (f.template place<record_type>()) record_type{};
     if (Kind == reduction_kind::sum && f.depth() == 0) {
         // Swept as built, into an accumulator.
-        auto* swept = ::new (f.template scratch<accumulator<T>>(1))
-            accumulator<T>(f, leaves_of<E0>.vectors);
+        auto* swept =
+            ::new (f.template scratch<accumulator<T>>(1)) accumulator<T>(f, leaves_of<E0>.vectors);
         sweep_context<T> context = swept->context();
         {
             typename frame<T>::element_scope scope(f, swept);
@@ -489,7 +493,7 @@ auto map_reduce_verb(const Range& range, Fn& fn, std::string_view call) {
 ///         return zg::sum(data, [&](auto y) { return square((y - mu) / sigma) + log(sigma); });
 ///     };  // log(sigma) is evaluated once, not per element
 template <class Range, class Fn>
-    requires detail::expression_map<Range, Fn>
+requires detail::expression_map<Range, Fn>
 auto sum(const Range& range, Fn fn) {
     return detail::map_reduce_verb<detail::reduction_kind::sum>(range, fn, "sum(range, fn)");
 }
@@ -498,10 +502,10 @@ auto sum(const Range& range, Fn fn) {
 /// log-likelihood of a mixture over its K components, `zg::log_sum_exp(std::views::iota(0, K),
 /// [&](int k) { ... })`. x as for zg::sum(range, fn).
 template <class Range, class Fn>
-    requires detail::expression_map<Range, Fn>
+requires detail::expression_map<Range, Fn>
 auto log_sum_exp(const Range& range, Fn fn) {
     return detail::map_reduce_verb<detail::reduction_kind::log_sum_exp>(range, fn,
-                                                                          "log_sum_exp(range, fn)");
+                                                                        "log_sum_exp(range, fn)");
 }
 
 } // namespace zg::expr

@@ -53,8 +53,9 @@ constexpr std::size_t weight() {
 
 /// Whether a named expression used as an operand is kept once in the frame rather than copied
 /// into each use: when it holds more than one operation, or a costly one. A leaf or a single
-/// addition or multiplication costs less to copy, and to evaluate and sweep twice, than to keep. The copies of what is shared
-/// are single pointers, so a tree grows by the operations written, not by the number of uses.
+/// addition or multiplication costs less to copy, and to evaluate and sweep twice, than to keep.
+/// The copies of what is shared are single pointers, so a tree grows by the operations written, not
+/// by the number of uses.
 template <class Tree>
 inline constexpr bool worth_sharing = !vector_node<Tree> && weight<Tree>() >= 2;
 
@@ -131,12 +132,16 @@ ZG_INLINE constexpr auto apply(const Op& op, L&& l, R&& r) {
     constexpr bool vl = vector_node<tree_of<L>>, vr = vector_node<tree_of<R>>;
     if constexpr (vl || vr) {
         auto left = [&] {
-            if constexpr (vl) return l.tree;
-            else return detail::broadcast_operand(std::forward<L>(l));
+            if constexpr (vl)
+                return l.tree;
+            else
+                return detail::broadcast_operand(std::forward<L>(l));
         }();
         auto right = [&] {
-            if constexpr (vr) return r.tree;
-            else return detail::broadcast_operand(std::forward<R>(r));
+            if constexpr (vr)
+                return r.tree;
+            else
+                return detail::broadcast_operand(std::forward<R>(r));
         }();
         using node = vector_binary_expr<Op, decltype(left), decltype(right)>;
         return detail::make(node(op, left, right), owner);
@@ -174,7 +179,7 @@ ZG_INLINE constexpr auto pow(E&& e, I n) {
 namespace detail {
 /// pow with an integer exponent on the right takes the overload above.
 template <class Op, class U>
-inline constexpr bool integer_exponent = std::is_same_v<Op, pow_op> && std::integral<U>;
+inline constexpr bool integer_exponent = std::is_same_v<Op, pow_op>&& std::integral<U>;
 
 template <class E>
 using value_type_of = typename std::remove_cvref_t<E>::value_type;
@@ -187,8 +192,8 @@ using value_type_of = typename std::remove_cvref_t<E>::value_type;
         return apply(fn##_op{}, std::forward<L>(l), std::forward<R>(r));                           \
     }                                                                                              \
     template <Expression L, Number U>                                                              \
-        requires(!detail::integer_exponent<fn##_op, U>)                                            \
-    ZG_INLINE constexpr auto name(L&& l, const U& r) {                                             \
+    requires(!detail::integer_exponent<fn##_op, U>) ZG_INLINE constexpr auto name(L&& l,           \
+                                                                                  const U& r) {    \
         return apply(fn##_op{}, std::forward<L>(l),                                                \
                      detail::constant<detail::value_type_of<L>>(r));                               \
     }                                                                                              \
@@ -233,14 +238,21 @@ inline constexpr bool always_false = false;
 
 // An expression's type is its computation, so a loop cannot grow one: += and -= (and the
 // assignment of another expression) would change it. The messages name the remedies.
+#define ZG_EXPR_NO_ACCUMULATION_MESSAGE(symbol)                                                    \
+    "zg::grad: an expression cannot be accumulated with " #symbol " (its type is its "             \
+    "computation, which a loop cannot grow); sum over an index range with "                        \
+    "zg::sum(std::views::iota(0, n), [&](int i) { ... }), or use tape mode (zg::var) for loops "   \
+    "and branches on values"
 #define ZG_EXPR_NO_ACCUMULATION(symbol)                                                            \
     template <Expression L, class R>                                                               \
     constexpr L& operator symbol(L& l, const R&) {                                                 \
-        static_assert(detail::always_false<R>,                                                     \
-                      "zg::grad: an expression cannot be accumulated with " #symbol                \
-                      " (its type is its computation, which a loop cannot grow); sum over an "     \
-                      "index range with zg::sum(std::views::iota(0, n), [&](int i) { ... }), or "  \
-                      "use tape mode (zg::var) for loops and branches on values");                 \
+        static_assert(detail::always_false<R>, ZG_EXPR_NO_ACCUMULATION_MESSAGE(symbol));           \
+        return l;                                                                                  \
+    }                                                                                              \
+    template <class L, Expression R>                                                               \
+    requires std::is_arithmetic_v<L>                                                               \
+    constexpr L& operator symbol(L& l, const R&) {                                                 \
+        static_assert(detail::always_false<R>, ZG_EXPR_NO_ACCUMULATION_MESSAGE(symbol));           \
         return l;                                                                                  \
     }
 ZG_EXPR_NO_ACCUMULATION(+=)
@@ -248,6 +260,7 @@ ZG_EXPR_NO_ACCUMULATION(-=)
 ZG_EXPR_NO_ACCUMULATION(*=)
 ZG_EXPR_NO_ACCUMULATION(/=)
 #undef ZG_EXPR_NO_ACCUMULATION
+#undef ZG_EXPR_NO_ACCUMULATION_MESSAGE
 
 // ---- select and let -----------------------------------------------------------------------------
 
@@ -274,9 +287,9 @@ ZG_INLINE constexpr frame<T>* owner_if_expression(const A& a) {
 /// at the point); the gradient flows through the picked one only. Branches on values in
 /// expression mode are written with it: `zg::select(x > 0, x, 0.1 * x)`.
 template <class A, class B>
-    requires((Expression<A> || Expression<B>) && (Expression<A> || Number<std::remove_cvref_t<A>>) &&
-             (Expression<B> || Number<std::remove_cvref_t<B>>))
-ZG_INLINE constexpr auto select(bool c, A&& a, B&& b) {
+requires((Expression<A> || Expression<B>)&&(Expression<A> || Number<std::remove_cvref_t<A>>)&&(
+    Expression<B> || Number<std::remove_cvref_t<B>>)) ZG_INLINE
+    constexpr auto select(bool c, A&& a, B&& b) {
     using T = detail::value_type_of<std::conditional_t<Expression<A>, A, B>>;
     frame<T>* owner = detail::owner_if_expression<T>(a);
     if (owner == nullptr) owner = detail::owner_if_expression<T>(b);
@@ -303,8 +316,8 @@ constexpr auto let(E&& e) {
         return e; // after the message above, nothing more to say
     } else {
         using T = typename Tree::value_type;
-        shared_base<T>* node = std::is_lvalue_reference_v<E> ? detail::shared_of(e)
-                                                             : e.owner->share(e.tree, e.depth);
+        shared_base<T>* node =
+            std::is_lvalue_reference_v<E> ? detail::shared_of(e) : e.owner->share(e.tree, e.depth);
         return detail::make(shared_expr<T>{node}, e.owner);
     }
 }

@@ -61,8 +61,8 @@ printed_tree print_tree(const built_expression<E, N>& e) {
         const std::size_t first = printed.nodes.size();
         const std::size_t root = node->describe(*node, printed.nodes);
         printed.propagate(first, root, found->second, gathered);
-        printed.nodes[root].label = "s" + std::to_string(printed.shared_numbers[node]) + " = " +
-                                    printed.nodes[root].label;
+        printed.nodes[root].label =
+            "s" + std::to_string(printed.shared_numbers[node]) + " = " + printed.nodes[root].label;
         printed.roots.push_back(root);
     }
     return printed;
@@ -97,7 +97,8 @@ std::string to_text(const built_expression<E, N>& e) {
                  child_prefix + (last ? "    " : "│   "));
         }
     };
-    for (std::size_t root : printed.roots) line(line, root, "", "");
+    for (std::size_t root : printed.roots)
+        line(line, root, "", "");
     return text;
 }
 
@@ -128,14 +129,13 @@ std::string to_dot(const built_expression<E, N>& e) {
     };
     std::string dot = "digraph zerograd {\n  rankdir=LR;\n  node [shape=record];\n";
     for (const auto& [leaf, adjoint] : leaf_adjoints)
-        dot += "  x" + std::to_string(leaf) + " [label=\"{ x" + std::to_string(leaf) +
-               " | value " + leaf_values[leaf] + " | adjoint " + detail::number(adjoint) +
-               " }\"];\n";
+        dot += "  x" + std::to_string(leaf) + " [label=\"{ x" + std::to_string(leaf) + " | value " +
+               leaf_values[leaf] + " | adjoint " + detail::number(adjoint) + " }\"];\n";
     for (std::size_t at = 0; at < nodes.size(); ++at) {
         const auto& node = nodes[at];
         if (node.leaf < 0 && node.shared == nullptr) {
-            dot += "  n" + std::to_string(at) + " [label=\"{ " + node.label + " | value " +
-                   node.value;
+            dot +=
+                "  n" + std::to_string(at) + " [label=\"{ " + node.label + " | value " + node.value;
             if (!node.constant) dot += " | adjoint " + detail::number(printed.adjoints[at]);
             dot += " }\"];\n";
         }

@@ -83,7 +83,8 @@ frame<typename tree_of<E>::value_type>& frame_for(const E& v, std::string_view c
 template <class V>
 [[gnu::noinline]] constexpr typename V::value_type sum_of_elements(const V& v) {
     typename V::value_type total{0};
-    for (std::size_t k = 0; k < v.size(); ++k) total += element_value(v, k);
+    for (std::size_t k = 0; k < v.size(); ++k)
+        total += element_value(v, k);
     return total;
 }
 
@@ -103,7 +104,8 @@ template <class V>
 template <class V>
 [[gnu::noinline]] typename V::value_type largest_element(const V& v) {
     typename V::value_type top(-std::numeric_limits<double>::infinity());
-    for (std::size_t k = 0; k < v.size(); ++k) top = std::max(top, element_value(v, k));
+    for (std::size_t k = 0; k < v.size(); ++k)
+        top = std::max(top, element_value(v, k));
     return top;
 }
 template <class V>
@@ -111,7 +113,8 @@ template <class V>
                                                              typename V::value_type* terms) {
     using std::exp;
     typename V::value_type total{0};
-    for (std::size_t k = 0; k < v.size(); ++k) total += terms[k] = exp(element_value(v, k) - top);
+    for (std::size_t k = 0; k < v.size(); ++k)
+        total += terms[k] = exp(element_value(v, k) - top);
     return total;
 }
 
@@ -162,13 +165,14 @@ struct sum_record : vector_reduction<sum_record<V>, V> {
     static constexpr std::string_view name = "sum";
     using typename vector_reduction<sum_record<V>, V>::value_type;
 
-    sum_record(const V& vector, frame<value_type>& owner) : vector_reduction<sum_record, V>(vector) {
+    sum_record(const V& vector, frame<value_type>& owner)
+        : vector_reduction<sum_record, V>(vector) {
         if (!this->sweep_now(owner, this->value)) this->value = detail::sum_of_elements(this->v);
     }
     template <bool Strong, class Sink>
     value_type sweep_partials(const value_type& adjoint, Sink& sink) const {
-        return detail::sweep_elements<Strong>(this->v, sink,
-                                              [&](std::size_t, const value_type&) { return adjoint; });
+        return detail::sweep_elements<Strong>(
+            this->v, sink, [&](std::size_t, const value_type&) { return adjoint; });
     }
 };
 
@@ -268,8 +272,7 @@ auto log_sum_exp(const V& v) {
 
 /// sum_k v_k w_k; either side may be a range of doubles.
 template <detail::vector_operand V, detail::vector_operand W>
-    requires(detail::vector_expression<V> || detail::vector_expression<W>)
-auto dot(V&& v, W&& w) {
+requires(detail::vector_expression<V> || detail::vector_expression<W>) auto dot(V&& v, W&& w) {
     return sum(std::forward<V>(v) * std::forward<W>(w));
 }
 

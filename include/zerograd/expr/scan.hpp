@@ -49,8 +49,8 @@ struct recurrence : shared_base<T> {
 
     /// Where a step's sweep puts adjoints: the previous state's in a register (`carry`), which
     /// the next step (t - 1) adds to what that state's uses gathered; the rest as the loop's.
-    struct step_sink : loop_sink<T, leaves_of<First>.scalars | leaves_of<Step>.scalars, 0, 0,
-                                 sweep_context<T>> {
+    struct step_sink
+        : loop_sink<T, leaves_of<First>.scalars | leaves_of<Step>.scalars, 0, 0, sweep_context<T>> {
         using loop_sink<T, leaves_of<First>.scalars | leaves_of<Step>.scalars, 0, 0,
                         sweep_context<T>>::loop_sink;
         const T* previous = nullptr;
@@ -88,15 +88,17 @@ inline constexpr bool row_step = false;
 template <std::size_t I, class T>
 inline constexpr bool row_step<leaf_expr<I, T>> = true;
 template <class T>
+inline constexpr bool row_step<argument_expr<T>> = false; // its partial needs a column of its own
+template <class T>
 inline constexpr bool row_step<constant_expr<T>> = true;
 template <class T>
 inline constexpr bool row_step<slot_expr<T>> = true;
 template <class Op, class A>
 inline constexpr bool row_step<unary_expr<Op, A>> = row_step<A>;
 template <class Op, class L, class R>
-inline constexpr bool row_step<binary_expr<Op, L, R>> = row_step<L> && row_step<R>;
+inline constexpr bool row_step<binary_expr<Op, L, R>> = row_step<L>&& row_step<R>;
 template <class A, class B>
-inline constexpr bool row_step<select_expr<A, B>> = row_step<A> && row_step<B>;
+inline constexpr bool row_step<select_expr<A, B>> = row_step<A>&& row_step<B>;
 
 /// The recurrence of steps of numbers and inputs (the common case, as a stochastic volatility
 /// model's AR(1) step): each step is swept as it is built, with adjoint 1, into a row of its
@@ -143,16 +145,16 @@ struct row_recurrence : shared_base<T> {
                 return finite ? adjoint * partial : zg::detail::chain(adjoint, partial);
             };
             carry = times(row[0]);
-            for (std::size_t i = 0; i < leaves; ++i) totals[i] += times(row[2 + i]);
+            for (std::size_t i = 0; i < leaves; ++i)
+                totals[i] += times(row[2 + i]);
             const auto e = r.v.template element<true, 0>(t);
             const auto values = evaluated(e);
             sweep_at<0>(e, values.data(), times(row[1]), loop);
         }
         loop.finish();
         r.v.template pass_broadcasts<0>(loop.broadcasts.data(), context);
-        [&]<std::size_t... I>(std::index_sequence<I...>) {
-            (pass_leaf<I>(totals, context), ...);
-        }(std::make_index_sequence<64>{});
+        [&]<std::size_t... I>(std::index_sequence<I...>) { (pass_leaf<I>(totals, context), ...); }
+        (std::make_index_sequence<64>{});
     }
 
     template <std::size_t I>
@@ -205,7 +207,8 @@ namespace detail {
 template <class T, class V, class First, class Step>
 auto scan_rows(frame<T>& f, const V& v, First& first, Step& step) {
     using input = expression<slot_expr<T>>;
-    using first_tree = decltype(tree_from<T>(std::declval<std::invoke_result_t<First&, const input&>>()));
+    using first_tree =
+        decltype(tree_from<T>(std::declval<std::invoke_result_t<First&, const input&>>()));
     using step_tree = decltype(tree_from<T>(
         std::declval<std::invoke_result_t<Step&, const input&, const input&>>()));
     constexpr std::uint64_t leaves = (leaves_of<first_tree> | leaves_of<step_tree>).scalars;
@@ -251,7 +254,8 @@ template <class T, class V, class First, class Step>
 auto scan_trees(frame<T>& f, const V& v, First& first, Step& step) {
     using input = expression<slot_expr<T>>;
     using element = expression<decltype(v.tree.template element<false, 0>(std::size_t{}))>;
-    using first_tree = decltype(tree_from<T>(std::declval<std::invoke_result_t<First&, const element&>>()));
+    using first_tree =
+        decltype(tree_from<T>(std::declval<std::invoke_result_t<First&, const element&>>()));
     using step_tree = decltype(tree_from<T>(
         std::declval<std::invoke_result_t<Step&, const input&, const element&>>()));
     using record = recurrence<T, first_tree, step_tree>;
@@ -307,7 +311,7 @@ auto scan_trees(frame<T>& f, const V& v, First& first, Step& step) {
 /// A scan's states are computed inside zg::grad (they live in its frame): the lambda must be
 /// called by zg::grad or zg::value_and_grad.
 template <class V, class First, class Step>
-    requires detail::vector_expression<V>
+requires detail::vector_expression<V>
 auto scan(const V& v, First first, Step step) {
     using T = typename tree_of<V>::value_type;
     static_assert(std::is_same_v<T, double>, "zg::scan: supported for double scalars only");
@@ -330,23 +334,25 @@ auto scan(const V& v, First first, Step step) {
 
 /// The recurrence s_0 = v_0, s_t = step(s_{t-1}, v_t); see the three-argument scan.
 template <class V, class Step>
-    requires detail::vector_expression<V>
+requires detail::vector_expression<V>
 auto scan(const V& v, Step step) {
-    return scan(v, [](const auto& v0) { return v0; }, step);
+    return scan(
+        v, [](const auto& v0) { return v0; }, step);
 }
 
 /// A range of doubles as the input of a scan.
 template <class R, class First, class Step>
-    requires detail::double_range<R>
+requires detail::double_range<R>
 auto scan(R&& data, First first, Step step) {
     frame<double>& f = detail::map_frame<double>(nullptr, "scan");
     const auto v = detail::make(detail::constant_vector(std::forward<R>(data)), &f);
     return scan(v, std::move(first), std::move(step));
 }
 template <class R, class Step>
-    requires detail::double_range<R>
+requires detail::double_range<R>
 auto scan(R&& data, Step step) {
-    return scan(std::forward<R>(data), [](const auto& v0) { return v0; }, step);
+    return scan(
+        std::forward<R>(data), [](const auto& v0) { return v0; }, step);
 }
 
 } // namespace zg::expr

@@ -49,7 +49,9 @@ struct sweep_context {
             [[unlikely]]
             note(node);
     }
-    ZG_INLINE constexpr void slot(const slot_expr<T>& s, const T& adjoint) { *s.adjoint += adjoint; }
+    ZG_INLINE constexpr void slot(const slot_expr<T>& s, const T& adjoint) {
+        *s.adjoint += adjoint;
+    }
     ZG_INLINE constexpr void state(const state_expr<T>& s, const T& adjoint) {
         if (gathering == nullptr || !s.block->node->persistent)
             s.block->adjoints[s.index] += adjoint;
@@ -68,7 +70,8 @@ private:
     /// The partials of this gathering by the states of s's block, made first, latest first.
     [[gnu::noinline]] void gather(const state_expr<T>& s, const T& adjoint) {
         gathered_states<T>** found = &gathering->states;
-        while (*found != nullptr && (*found)->block != s.block) found = &(*found)->next;
+        while (*found != nullptr && (*found)->block != s.block)
+            found = &(*found)->next;
         gathered_states<T>* use = *found;
         if (use == nullptr) {
             use = gathering->owner->template lasting<gathered_states<T>>(1);
@@ -122,7 +125,9 @@ struct loop_sink {
     ZG_INLINE constexpr void state(const state_expr<T>& s, const T& adjoint) {
         outer.state(s, adjoint);
     }
-    ZG_INLINE constexpr void slot(const slot_expr<T>& s, const T& adjoint) { outer.slot(s, adjoint); }
+    ZG_INLINE constexpr void slot(const slot_expr<T>& s, const T& adjoint) {
+        outer.slot(s, adjoint);
+    }
     template <std::size_t J>
     ZG_INLINE constexpr void broadcast(const T& adjoint) {
         broadcasts[J] += adjoint;
@@ -144,7 +149,8 @@ struct loop_sink {
     constexpr void finish() {
         [&]<std::size_t... I>(std::index_sequence<I...>) {
             ((Leaves >> I & 1 ? outer.template leaf<I>(totals[I]) : void()), ...);
-        }(std::make_index_sequence<std::bit_width(Leaves)>{});
+        }
+        (std::make_index_sequence<std::bit_width(Leaves)>{});
     }
 };
 
@@ -167,6 +173,10 @@ inline constexpr bool unbounded = zg::unbounded_partials<std::remove_cvref_t<Op>
 template <std::size_t I, class T, class Sink>
 ZG_INLINE constexpr void visit_end(const leaf_expr<I, T>&, const T& adjoint, Sink& sink) {
     sink.template leaf<I>(adjoint);
+}
+template <class T, class Sink>
+ZG_INLINE constexpr void visit_end(const argument_expr<T>& a, const T& adjoint, Sink& sink) {
+    sink.add_scalar(a.index, adjoint);
 }
 template <class T, class Sink>
 ZG_INLINE constexpr void visit_end(const constant_expr<T>&, const T&, Sink&) {}
@@ -195,7 +205,6 @@ ZG_INLINE constexpr void visit_end(const shared_expr<T>& s, const T& adjoint, Si
     sink.shared(*s.node, adjoint);
 }
 
-
 /// A node without operands: an end above, or a reduction, whose node sweeps its elements.
 template <bool Strong, class Node, class T, class Sink>
 ZG_INLINE constexpr void backward_end(const Node& node, const T& adjoint, Sink& sink) {
@@ -223,8 +232,7 @@ ZG_INLINE constexpr void backward_end(const Node& node, const T& adjoint, Sink& 
 /// infinite (zg::unbounded_partials), so the adjoint may be infinite and a zero partial must
 /// still give zero; elsewhere a plain product gives the same.
 template <std::size_t At, bool Strong = false, class Node, class T, class Sink>
-ZG_INLINE constexpr void backward(const Node& node, const T* values, const T& adjoint,
-                                  Sink& sink) {
+ZG_INLINE constexpr void backward(const Node& node, const T* values, const T& adjoint, Sink& sink) {
     if constexpr (requires { node.l; }) {
         using L = decltype(node.l);
         using R = decltype(node.r);
@@ -261,8 +269,7 @@ ZG_INLINE constexpr void backward(const Node& node, const T* values, const T& ad
 /// partial in it (x / 1e-200) must not make 0 times infinity; an infinite one may have come
 /// through an unbounded partial, so its products are strong.
 template <std::size_t At, class Node, class T, class Sink>
-ZG_INLINE constexpr void sweep_at(const Node& node, const T* values, const T& adjoint,
-                                  Sink& sink) {
+ZG_INLINE constexpr void sweep_at(const Node& node, const T* values, const T& adjoint, Sink& sink) {
     if (zg::detail::is_zero(adjoint)) return;
     if (zg::detail::is_finite(adjoint))
         backward<At>(node, values, adjoint, sink);

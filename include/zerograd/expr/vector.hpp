@@ -171,7 +171,8 @@ namespace detail {
 /// A range of doubles the lambda holds: a constant vector.
 template <class A>
 concept double_range = std::ranges::contiguous_range<A> && std::ranges::sized_range<A> &&
-                       std::is_same_v<std::remove_cvref_t<std::ranges::range_value_t<A>>, double>;
+                       std::is_same_v < std::remove_cvref_t<std::ranges::range_value_t<A>>,
+double > ;
 
 /// A vector expression of expression mode.
 template <class A>
