@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Compile-time benchmark of expression mode: generates a function whose expression has about
 N nodes (a balanced sum of terms over four leaves), compiles it with `g++ -O2`, and prints the
-seconds per size. Usage: compile_time.py [N ...] (default 250 500 1000 2000)."""
+seconds per size; then compiles bench/ba.cpp (the bundle-adjustment benchmark: its residuals
+written with named intermediates, in expression, tape and forward mode and the installed peers).
+Usage: compile_time.py [N ...] (default 250 500 1000 2000)."""
 import os
 import subprocess
 import sys
@@ -36,6 +38,16 @@ def source(nodes):
             '    std::printf("%g\\n", g[0] + g[1] + g[2] + g[3]);\n}\n')
 
 
+def peer_flags():
+    """The flags the suite's build gives bench/ba.cpp for the peers installed here."""
+    flags = []
+    if os.path.exists("/usr/include/adolc/adolc.h"):
+        flags += ["-DZG_HAVE_ADOLC"]
+    if os.path.exists("/usr/include/trilinos/Sacado.hpp"):
+        flags += ["-isystem", "/usr/include/trilinos", "-DTRILINOS_NO_CONFIG_H", "-DZG_HAVE_SACADO"]
+    return flags
+
+
 def main():
     sizes = [int(a) for a in sys.argv[1:]] or [250, 500, 1000, 2000]
     compiler = os.environ.get("CXX", "g++")
@@ -49,6 +61,12 @@ def main():
             subprocess.run([compiler, "-std=c++20", "-O2", "-I", os.path.join(ROOT, "include"),
                             path, "-o", os.path.join(folder, "a.out")], check=True)
             print(f"{nodes:>6} {time.perf_counter() - start:>8.1f}", flush=True)
+        start = time.perf_counter()
+        subprocess.run([compiler, "-std=c++20", "-O2", "-I", os.path.join(ROOT, "include"),
+                        "-I", os.path.join(ROOT, "test"), *peer_flags(), "-c",
+                        os.path.join(ROOT, "bench", "ba.cpp"), "-o",
+                        os.path.join(folder, "ba.o")], check=True)
+        print(f"{'ba.cpp':>6} {time.perf_counter() - start:>8.1f}", flush=True)
 
 
 if __name__ == "__main__":

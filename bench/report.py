@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Reads Google Benchmark JSON of benchmarks named [suite/]<case>/<mode>/<n> and prints, for every
 case and n, each mode's time, its ratio to the reference modes present (the hand-written gradient
-and expression mode in the suite, libtorch in bench/nn.cpp), what one call allocates and, for tape
-mode, the bytes its recording holds per node; then the medians of those ratios per mode. With a
+and expression mode in the suite, libtorch in bench/nn.cpp), what one call allocates, for tape
+mode the bytes its recording holds per node and, where measured, the peak resident memory; then the medians of those ratios per mode. With a
 second argument, also writes an SVG chart there: each mode's time over the hand-written
 gradient's, per case, at the largest n of the run."""
 import json
@@ -29,14 +29,20 @@ for run in results:
     if "allocs" in run:
         memory[(case, int(n), mode)] = (f"{run['allocs']:.0f}", f"{run['bytes']:.0f}",
                                         f"{run['bytes_per_node']:.1f}"
-                                        if "bytes_per_node" in run else "-")
+                                        if "bytes_per_node" in run else "-",
+                                        f"{run['peak_bytes'] / 2**20:.1f}"
+                                        if "peak_bytes" in run else "-")
 
 bases = [base for base in ("hand", "expr") if any(base in modes for modes in times.values())]
 bases = bases or ["libtorch"]  # bench/nn.cpp has no hand-written gradient
 ratios = defaultdict(lambda: defaultdict(list))  # base -> mode -> ratios
 print(f"\n{'case':<22}{'n':>6}{'mode':>9}{'time':>14}" +
-      "".join(f"{'/ ' + b:>11}" for b in bases) + f"{'allocs':>8}{'bytes':>10}{'B/node':>8}")
-for (case, n), modes in times.items():
+      "".join(f"{'/ ' + b:>11}" for b in bases) +
+      f"{'allocs':>8}{'bytes':>10}{'B/node':>8}{'peak MB':>9}")
+# The suite runs smallest n first across cases; the table reads case by case.
+case_order = {case: i for i, case in reversed(list(enumerate(case for case, _ in times)))}
+for (case, n), modes in sorted(times.items(), key=lambda item: (case_order[item[0][0]],
+                                                                 item[0][1])):
     for mode, ns in modes.items():
         cells = []
         for base in bases:
@@ -45,9 +51,9 @@ for (case, n), modes in times.items():
                 cells.append(f"{ns / modes[base]:.2f}")
             else:
                 cells.append("-")
-        allocations, allocated, per_node = memory.get((case, n, mode), ("-", "-", "-"))
+        allocations, allocated, per_node, peak = memory.get((case, n, mode), ("-",) * 4)
         print(f"{case:<22}{n:>6}{mode:>9}{ns:>12.0f}ns" + "".join(f"{c:>11}" for c in cells) +
-              f"{allocations:>8}{allocated:>10}{per_node:>8}")
+              f"{allocations:>8}{allocated:>10}{per_node:>8}{peak:>9}")
 
 print("\nmedian ratios (max in brackets)")
 for base, by_mode in ratios.items():

@@ -5,7 +5,8 @@
 # expression mode with what one gradient allocates, and writes results/suite.json and
 # results/suite.svg (a chart).
 #
-#   bash bench/run.sh              a short run: every case at n = 16, 256 and 4,096 (a few minutes)
+#   bash bench/run.sh              a short run: every case at n = 16, 256 and 4,096, and the models
+#                                  (ADBench's GMM at every d and K, BA at 1 and 10,000 observations)
 #   bash bench/run.sh --all        every case at every n (1 to 16,384), 0.2 s per benchmark
 #   bash bench/run.sh --case NAME  one case (sum, pair_sin, matrix_product, ...) at every n
 #
@@ -26,7 +27,7 @@ bench=${ZG_BENCH:-suite}
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 
 selection=(--benchmark_min_time=0.05)
-[[ $bench == suite ]] && selection+=('--benchmark_filter=/(16|256|4096)$')
+[[ $bench == suite ]] && selection+=('--benchmark_filter=/(16|256|4096)$|^suite/(gmm_|ba/)')
 case ${1:-} in
   --all) selection=(--benchmark_min_time=0.2); shift ;;
   --case) selection=(--benchmark_min_time=0.05 "--benchmark_filter=^(suite|nn)?/?$2/"); shift 2 ;;

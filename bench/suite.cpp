@@ -2,25 +2,23 @@
 // hand-written adjoint (`hand`), expression mode (`expr`), tape mode (`tape`), forward mode
 // (`forward`), central finite differences (`fd`), and the peers found at build time: ADOL-C
 // (`adolc`), Trilinos Sacado's reverse mode (`sacado`) and libtorch (`libtorch`, in
-// suite_torch.cpp). Benchmarks are named suite/<case>/<mode>/<n>. Before anything is timed, every
-// mode's value and gradient are checked against `hand`; a mismatch stops the run naming case, mode
-// and n. Each benchmark also reports the heap allocations and bytes one gradient costs (counted
-// by test/allocation_counter.cpp's operator new) and, for tape mode, the recording's size.
+// suite_torch.cpp); a likelihood by its parameters; and the models of gmm.cpp and ba.cpp.
+// Benchmarks are named suite/<case>/<mode>/<n>. Each is checked against `hand` right before it is
+// timed (harness.cpp), smallest n first; a mismatch stops the run naming case, mode and n. Each
+// also reports the heap allocations and bytes one gradient costs (counted by
+// test/allocation_counter.cpp's operator new) and, for tape mode, the recording's size.
+//
+//   suite                          time every benchmark (Google Benchmark's flags apply)
+//   suite --check                  only check every mode of every case at every size
+//   suite --memory_probe=<name>    print the resident memory one call of that benchmark adds
 #include <zerograd/expr.hpp>
 #include <zerograd/forward.hpp>
 #include <zerograd/tape.hpp>
 
 #include <benchmark/benchmark.h>
 
-#include "allocation_counter.hpp" // test/: counts operator new and its bytes
-#include "suite_torch.hpp"        // gradient_function; libtorch_modes where libtorch was found
-
-#ifdef ZG_HAVE_ADOLC
-#include <adolc/adolc.h>
-#endif
-#ifdef ZG_HAVE_SACADO
-#include <Sacado.hpp> // built with TRILINOS_NO_CONFIG_H, as Debian's headers need
-#endif
+#include "harness.hpp"     // checking and timing, the peers
+#include "suite_torch.hpp" // libtorch_modes where libtorch was found
 
 #include <algorithm>
 #include <array>
@@ -36,6 +34,8 @@
 
 namespace {
 
+using bench::recorded_value_and_grad;
+using bench::unpack;
 
 /// A mode run from a case's loop form (add_loop_modes): up to n = max_n, checked against hand to
 /// `tolerance`.
@@ -61,11 +61,11 @@ struct bench_case {
     std::vector<extra_mode> extra = {}; // forward, fd and the peers (add_loop_modes)
 };
 
-
 std::vector<double> make_point(const bench_case& c, std::size_t n) {
     if (c.whole_point != nullptr) return c.whole_point(n);
     std::vector<double> x(n);
-    for (std::size_t i = 0; i < n; ++i) x[i] = c.point(i);
+    for (std::size_t i = 0; i < n; ++i)
+        x[i] = c.point(i);
     return x;
 }
 
@@ -75,33 +75,6 @@ double near_one(std::size_t i) { return 1.0 + 0.05 * std::sin(0.37 * double(i));
 
 /// The sizes every case runs at (pair_sin starts at 2, matrix_product counts k up to 128).
 const std::vector<std::size_t> powers_of_4{1, 4, 16, 64, 256, 1024, 4096, 16384};
-
-/// What the last tape-mode gradient recorded, read before its sweep: nodes (leaves included)
-/// and the bytes they hold (values, adjoints, partials and operand indices).
-struct recording_size {
-    std::size_t nodes = 0, bytes = 0;
-} last_recording;
-
-/// zg::tape::value_and_grad, noting in last_recording what f recorded.
-template <class F, class... Args>
-auto recorded_value_and_grad(F f, const Args&... args) {
-    auto& tape = zg::tape::this_thread_tape();
-    const std::size_t nodes = tape.size(), bytes = tape.bytes_used();
-    return zg::tape::value_and_grad(
-        [&](const auto&... leaves) {
-            auto result = f(leaves...);
-            last_recording = {tape.size() - nodes, tape.bytes_used() - bytes};
-            return result;
-        },
-        args...);
-}
-
-/// Moves a mode's gradient (a std::tuple holding one std::vector) into `out`.
-template <class Result>
-double unpack(Result&& result, std::vector<double>& out) {
-    out = std::move(std::get<0>(result.grad));
-    return result.value;
-}
 
 // ---- Loop forms: each case written as a plain loop over a span of any scalar type T, the way a
 // user of an operator-overloading library writes it. On doubles they are the plain function
@@ -138,48 +111,23 @@ void add_loop_modes(bench_case& c, Loop loop, std::size_t peers_max_n = std::siz
                            return plain(x);
                        },
                        256, 1e-5, 512});
-#ifdef ZG_HAVE_ADOLC
-    // Recording is inside the timed call, as tape mode's is: trace, then a reverse sweep.
-    c.extra.push_back({"adolc",
-                       [loop](std::span<const double> x, std::vector<double>& g) {
-                           constexpr short tag = 1;
-                           trace_on(tag);
-                           std::vector<adouble> v(x.size());
-                           for (std::size_t i = 0; i < x.size(); ++i) v[i] <<= x[i];
-                           adouble y = loop(std::span<const adouble>(v), x);
-                           double value;
-                           y >>= value;
-                           trace_off();
-                           g.resize(x.size());
-                           gradient(tag, int(x.size()), x.data(), g.data());
-                           return value;
-                       },
-                       peers_max_n, 1e-10});
-#endif
-#ifdef ZG_HAVE_SACADO
-    c.extra.push_back({"sacado",
-                       [loop](std::span<const double> x, std::vector<double>& g) {
-                           using rad = Sacado::Rad::ADvar<double>;
-                           std::vector<rad> v(x.begin(), x.end());
-                           const rad y = loop(std::span<const rad>(v), x);
-                           rad::Gradcomp(); // sweeps, then frees the recording
-                           g.resize(x.size());
-                           for (std::size_t i = 0; i < x.size(); ++i) g[i] = v[i].adj();
-                           return y.val();
-                       },
-                       peers_max_n, 1e-10});
-#endif
+    std::vector<bench::mode> peers;
+    bench::add_peers(peers, loop);
+    for (bench::mode& peer : peers)
+        c.extra.push_back({peer.name, std::move(peer.run), peers_max_n, peer.tolerance});
 }
 
 const auto sum_loop = [](auto v, std::span<const double>) {
     typename decltype(v)::value_type s = 0.0;
-    for (const auto& vi : v) s += vi;
+    for (const auto& vi : v)
+        s += vi;
     return s;
 };
 
 const auto prod_loop = [](auto v, std::span<const double>) {
     typename decltype(v)::value_type p = 1.0;
-    for (const auto& vi : v) p *= vi;
+    for (const auto& vi : v)
+        p *= vi;
     return p;
 };
 
@@ -190,7 +138,8 @@ const auto log_sum_exp_loop = [](auto v, std::span<const double> x) {
     using T = typename decltype(v)::value_type;
     const double m = *std::max_element(x.begin(), x.end()); // a constant shift
     T s = 0.0;
-    for (const auto& vi : v) s += exp(vi - m);
+    for (const auto& vi : v)
+        s += exp(vi - m);
     return T(log(s) + m);
 };
 
@@ -210,7 +159,8 @@ const auto normal_log_pdf_loop = [](auto v, std::span<const double>) {
 const auto pair_sin_loop = [](auto v, std::span<const double>) {
     using std::sin;
     typename decltype(v)::value_type s = 0.0;
-    for (std::size_t i = 0; i + 1 < v.size(); ++i) s += v[i] * v[i + 1] + sin(v[i]);
+    for (std::size_t i = 0; i + 1 < v.size(); ++i)
+        s += v[i] * v[i + 1] + sin(v[i]);
     return s;
 };
 
@@ -238,7 +188,8 @@ const regression_data& regression_data_for(std::size_t n) {
 
 std::vector<double> regression_point(std::size_t n) {
     std::vector<double> x(n + 2);
-    for (std::size_t j = 0; j < n; ++j) x[j] = 0.1 * in_unit(j) / std::sqrt(double(n));
+    for (std::size_t j = 0; j < n; ++j)
+        x[j] = 0.1 * in_unit(j) / std::sqrt(double(n));
     x[n] = 0.2;     // b
     x[n + 1] = 1.3; // sigma
     return x;
@@ -277,37 +228,44 @@ const auto regression_loop = [](auto v, std::span<const double>) {
     T total = 0.0;
     for (std::size_t r = 0; r < regression_rows; ++r) {
         T mean = b;
-        for (std::size_t j = 0; j < n; ++j) mean += data.X[r * n + j] * v[j];
+        for (std::size_t j = 0; j < n; ++j)
+            mean += data.X[r * n + j] * v[j];
         const T z = (data.y[r] - mean) / sigma;
         total += -0.5 * z * z;
     }
     T prior = 0.0;
-    for (std::size_t j = 0; j < n; ++j) prior += v[j] * v[j];
+    for (std::size_t j = 0; j < n; ++j)
+        prior += v[j] * v[j];
     return T(total - double(regression_rows) * log(sigma) - 0.5 * prior - 0.5 * b * b);
 };
 
 bench_case regression_case() {
-    return {"regression", powers_of_4,
+    return {"regression",
+            powers_of_4,
             [](std::span<const double> x) { return regression_loop(x, x); },
             [](std::span<const double> x, std::vector<double>& g) {
                 const std::size_t n = x.size() - 2;
                 const auto& data = regression_data_for(n);
                 const double b = x[n], sigma = x[n + 1];
                 double total = 0, db = -b, dsigma = -double(regression_rows) / sigma;
-                for (std::size_t j = 0; j < n; ++j) g[j] = -x[j];
+                for (std::size_t j = 0; j < n; ++j)
+                    g[j] = -x[j];
                 for (std::size_t r = 0; r < regression_rows; ++r) {
                     const double* row = data.X.data() + r * n;
                     double mean = b;
-                    for (std::size_t j = 0; j < n; ++j) mean += row[j] * x[j];
+                    for (std::size_t j = 0; j < n; ++j)
+                        mean += row[j] * x[j];
                     const double z = (data.y[r] - mean) / sigma;
                     total += -0.5 * z * z;
                     const double dmean = z / sigma;
-                    for (std::size_t j = 0; j < n; ++j) g[j] += dmean * row[j];
+                    for (std::size_t j = 0; j < n; ++j)
+                        g[j] += dmean * row[j];
                     db += dmean;
                     dsigma += z * z / sigma;
                 }
                 double prior = 0;
-                for (std::size_t j = 0; j < n; ++j) prior += x[j] * x[j];
+                for (std::size_t j = 0; j < n; ++j)
+                    prior += x[j] * x[j];
                 g[n] = db;
                 g[n + 1] = dsigma;
                 return total - double(regression_rows) * std::log(sigma) - 0.5 * prior -
@@ -321,10 +279,10 @@ bench_case regression_case() {
             [](std::span<const double> x, std::vector<double>& g) {
                 const std::size_t n = x.size() - 2;
                 const auto f = regression_density(regression_data_for(n), n);
-                return unpack_regression(recorded_value_and_grad(f, x.first(n), x[n], x[n + 1]),
-                                         g);
+                return unpack_regression(recorded_value_and_grad(f, x.first(n), x[n], x[n + 1]), g);
             },
-            nullptr, regression_point};
+            nullptr,
+            regression_point};
 }
 
 // ---- Stochastic volatility (Stan's model): h = sigma * h_std, h_0 /= sqrt(1 - phi^2), h += mu,
@@ -346,7 +304,8 @@ const std::vector<double>& volatility_data_for(std::size_t n) {
 
 std::vector<double> volatility_point(std::size_t n) {
     std::vector<double> x{-0.4, 0.85, 0.6};
-    for (std::size_t t = 0; t < n; ++t) x.push_back(in_unit(t));
+    for (std::size_t t = 0; t < n; ++t)
+        x.push_back(in_unit(t));
     return x;
 }
 
@@ -368,7 +327,8 @@ const auto volatility_loop = [](auto v, std::span<const double>) {
 };
 
 bench_case stochastic_volatility_case() {
-    return {"stochastic_volatility", powers_of_4,
+    return {"stochastic_volatility",
+            powers_of_4,
             [](std::span<const double> x) { return volatility_loop(x, x); },
             [](std::span<const double> x, std::vector<double>& g) {
                 const std::size_t n = x.size() - 3;
@@ -417,8 +377,7 @@ bench_case stochastic_volatility_case() {
                         [&](auto previous, auto dt) { return dt + phi * previous; });
                     auto h = d + mu;
                     return -0.5 * zg::sum(h + y2 * exp(-h)) - 0.5 * zg::dot(h_std, h_std) -
-                           log1p(square(sigma / 5)) - log1p(square(mu / 10)) -
-                           count * log_two_pi;
+                           log1p(square(sigma / 5)) - log1p(square(mu / 10)) - count * log_two_pi;
                 };
                 auto result = zg::value_and_grad(f, x[0], x[1], x[2], x.subspan(3));
                 auto& [dmu, dphi, dsigma, dz] = result.grad;
@@ -449,7 +408,8 @@ bench_case stochastic_volatility_case() {
                 g.insert(g.end(), dz.begin(), dz.end());
                 return result.value;
             },
-            nullptr, volatility_point};
+            nullptr,
+            volatility_point};
 }
 
 /// The same case written as a scalar loop in tape mode (sum_iter, prod_iter), as a user of a
@@ -460,9 +420,8 @@ bench_case as_loop(std::string name, const bench_case& vectorized, Loop loop) {
     bench_case c = vectorized;
     c.name = std::move(name);
     c.tape = [loop](std::span<const double> x, std::vector<double>& g) {
-        return unpack(recorded_value_and_grad(
-                          [&](std::span<const zg::var> v) { return loop(v, x); }, x),
-                      g);
+        return unpack(
+            recorded_value_and_grad([&](std::span<const zg::var> v) { return loop(v, x); }, x), g);
     };
     return c;
 }
@@ -472,7 +431,8 @@ bench_case as_loop(std::string name, const bench_case& vectorized, Loop loop) {
 
 std::vector<double> matrix_point(std::size_t k) {
     std::vector<double> x(2 * k * k);
-    for (std::size_t i = 0; i < x.size(); ++i) x[i] = in_unit(i);
+    for (std::size_t i = 0; i < x.size(); ++i)
+        x[i] = in_unit(i);
     return x;
 }
 
@@ -484,44 +444,46 @@ const auto matrix_product_loop = [](auto v, std::span<const double>) {
     for (std::size_t i = 0; i < k; ++i)
         for (std::size_t j = 0; j < k; ++j) {
             T entry = 0.0;
-            for (std::size_t l = 0; l < k; ++l) entry += a[i * k + l] * b[l * k + j];
+            for (std::size_t l = 0; l < k; ++l)
+                entry += a[i * k + l] * b[l * k + j];
             total += entry;
         }
     return total;
 };
 
 bench_case matrix_product_case() {
-    bench_case c{"matrix_product", {1, 2, 4, 8, 16, 32, 64, 128},
-                 [](std::span<const double> x) { return matrix_product_loop(x, x); },
-                 // The adjoint of C = A B with every entry's adjoint 1: dA = 1 B^T (each row of
-                 // dA holds B's row sums), dB = A^T 1 (each column of dB holds A's column sums).
-                 [](std::span<const double> x, std::vector<double>& g) {
-                     const double value = matrix_product_loop(x, x);
-                     const auto k = std::size_t(std::lround(std::sqrt(double(x.size() / 2))));
-                     const auto a = x.first(k * k), b = x.subspan(k * k);
-                     for (std::size_t l = 0; l < k; ++l) {
-                         double row_of_b = 0, column_of_a = 0;
-                         for (std::size_t m = 0; m < k; ++m) {
-                             row_of_b += b[l * k + m];
-                             column_of_a += a[m * k + l];
-                         }
-                         for (std::size_t m = 0; m < k; ++m) {
-                             g[m * k + l] = row_of_b;          // dA[m][l]
-                             g[k * k + l * k + m] = column_of_a; // dB[l][m]
-                         }
-                     }
-                     return value;
-                 },
-                 nullptr, // expression mode has no matrices (yet)
-                 [](std::span<const double> x, std::vector<double>& g) {
-                     return unpack(recorded_value_and_grad(
-                                       [&](std::span<const zg::var> v) {
-                                           return matrix_product_loop(v, x);
-                                       },
-                                       x),
-                                   g);
-                 },
-                 nullptr, matrix_point};
+    bench_case c{
+        "matrix_product",
+        {1, 2, 4, 8, 16, 32, 64, 128},
+        [](std::span<const double> x) { return matrix_product_loop(x, x); },
+        // The adjoint of C = A B with every entry's adjoint 1: dA = 1 B^T (each row of
+        // dA holds B's row sums), dB = A^T 1 (each column of dB holds A's column sums).
+        [](std::span<const double> x, std::vector<double>& g) {
+            const double value = matrix_product_loop(x, x);
+            const auto k = std::size_t(std::lround(std::sqrt(double(x.size() / 2))));
+            const auto a = x.first(k * k), b = x.subspan(k * k);
+            for (std::size_t l = 0; l < k; ++l) {
+                double row_of_b = 0, column_of_a = 0;
+                for (std::size_t m = 0; m < k; ++m) {
+                    row_of_b += b[l * k + m];
+                    column_of_a += a[m * k + l];
+                }
+                for (std::size_t m = 0; m < k; ++m) {
+                    g[m * k + l] = row_of_b;            // dA[m][l]
+                    g[k * k + l * k + m] = column_of_a; // dB[l][m]
+                }
+            }
+            return value;
+        },
+        nullptr, // expression mode has no matrices (yet)
+        [](std::span<const double> x, std::vector<double>& g) {
+            return unpack(
+                recorded_value_and_grad(
+                    [&](std::span<const zg::var> v) { return matrix_product_loop(v, x); }, x),
+                g);
+        },
+        nullptr,
+        matrix_point};
     return c;
 }
 
@@ -549,52 +511,52 @@ std::vector<bench_case> make_cases() {
     add_loop_modes(cases.back(), sum_loop);
     cases.push_back(as_loop("sum_iter", cases.back(), sum_loop));
 
-    cases.push_back({"prod", sizes, [](std::span<const double> x) { return prod_loop(x, x); },
-                     [](std::span<const double> x, std::vector<double>& g) {
-                         // Prefix products forward, suffix products backward: no division.
-                         double p = 1;
-                         for (std::size_t i = 0; i < x.size(); ++i) {
-                             g[i] = p;
-                             p *= x[i];
-                         }
-                         double suffix = 1;
-                         for (std::size_t i = x.size(); i-- > 0;) {
-                             g[i] *= suffix;
-                             suffix *= x[i];
-                         }
-                         return p;
-                     },
-                     [](std::span<const double> x, std::vector<double>& g) {
-                         return unpack(zg::value_and_grad([](auto v) { return zg::prod(v); }, x),
-                                       g);
-                     },
-                     [](std::span<const double> x, std::vector<double>& g) {
-                         return unpack(
-                             recorded_value_and_grad([](auto v) { return zg::prod(v); }, x), g);
-                     },
-                     near_one});
+    cases.push_back(
+        {"prod", sizes, [](std::span<const double> x) { return prod_loop(x, x); },
+         [](std::span<const double> x, std::vector<double>& g) {
+             // Prefix products forward, suffix products backward: no division.
+             double p = 1;
+             for (std::size_t i = 0; i < x.size(); ++i) {
+                 g[i] = p;
+                 p *= x[i];
+             }
+             double suffix = 1;
+             for (std::size_t i = x.size(); i-- > 0;) {
+                 g[i] *= suffix;
+                 suffix *= x[i];
+             }
+             return p;
+         },
+         [](std::span<const double> x, std::vector<double>& g) {
+             return unpack(zg::value_and_grad([](auto v) { return zg::prod(v); }, x), g);
+         },
+         [](std::span<const double> x, std::vector<double>& g) {
+             return unpack(recorded_value_and_grad([](auto v) { return zg::prod(v); }, x), g);
+         },
+         near_one});
     add_loop_modes(cases.back(), prod_loop);
     cases.push_back(as_loop("prod_iter", cases.back(), prod_loop));
 
-    cases.push_back({"log_sum_exp", sizes,
-                     [](std::span<const double> x) { return log_sum_exp_loop(x, x); },
-                     [](std::span<const double> x, std::vector<double>& g) {
-                         double m = -INFINITY, s = 0;
-                         for (double xi : x) m = std::max(m, xi);
-                         for (std::size_t i = 0; i < x.size(); ++i) s += g[i] = std::exp(x[i] - m);
-                         for (double& gi : g) gi /= s;
-                         return m + std::log(s);
-                     },
-                     [](std::span<const double> x, std::vector<double>& g) {
-                         return unpack(
-                             zg::value_and_grad([](auto v) { return zg::log_sum_exp(v); }, x), g);
-                     },
-                     [](std::span<const double> x, std::vector<double>& g) {
-                         return unpack(
-                             recorded_value_and_grad([](auto v) { return zg::log_sum_exp(v); }, x),
-                             g);
-                     },
-                     in_unit});
+    cases.push_back(
+        {"log_sum_exp", sizes, [](std::span<const double> x) { return log_sum_exp_loop(x, x); },
+         [](std::span<const double> x, std::vector<double>& g) {
+             double m = -INFINITY, s = 0;
+             for (double xi : x)
+                 m = std::max(m, xi);
+             for (std::size_t i = 0; i < x.size(); ++i)
+                 s += g[i] = std::exp(x[i] - m);
+             for (double& gi : g)
+                 gi /= s;
+             return m + std::log(s);
+         },
+         [](std::span<const double> x, std::vector<double>& g) {
+             return unpack(zg::value_and_grad([](auto v) { return zg::log_sum_exp(v); }, x), g);
+         },
+         [](std::span<const double> x, std::vector<double>& g) {
+             return unpack(recorded_value_and_grad([](auto v) { return zg::log_sum_exp(v); }, x),
+                           g);
+         },
+         in_unit});
     add_loop_modes(cases.back(), log_sum_exp_loop);
 
     const auto normal_term = [](auto y) {
@@ -623,44 +585,45 @@ std::vector<bench_case> make_cases() {
          in_unit});
     add_loop_modes(cases.back(), normal_log_pdf_loop);
 
-    cases.push_back(
-        {"pair_sin", {2, 4, 16, 64, 256, 1024, 4096, 16384},
-         [](std::span<const double> x) { return pair_sin_loop(x, x); },
-         [](std::span<const double> x, std::vector<double>& g) {
-             const std::size_t n = x.size();
-             double s = 0;
-             g[n - 1] = 0;
-             double previous = 0; // x[i - 1], the partial of term i - 1 by x[i]
-             for (std::size_t i = 0; i + 1 < n; ++i) {
-                 s += x[i] * x[i + 1] + std::sin(x[i]);
-                 g[i] = x[i + 1] + std::cos(x[i]) + previous;
-                 previous = x[i];
-             }
-             g[n - 1] = previous;
-             return s;
-         },
-         [](std::span<const double> x, std::vector<double>& g) {
-             const std::size_t n = x.size();
-             return unpack(zg::value_and_grad(
-                               [n](auto v) {
-                                   const auto head = zg::slice(v, 0, n - 1);
-                                   return zg::sum(head * zg::slice(v, 1, n - 1) + sin(head));
-                               },
-                               x),
-                           g);
-         },
-         [](std::span<const double> x, std::vector<double>& g) {
-             return unpack(recorded_value_and_grad(
-                               [](std::span<const zg::var> v) {
-                                   zg::var s = 0.0;
-                                   for (std::size_t i = 0; i + 1 < v.size(); ++i)
-                                       s += v[i] * v[i + 1] + sin(v[i]);
-                                   return s;
-                               },
-                               x),
-                           g);
-         },
-         in_unit});
+    cases.push_back({"pair_sin",
+                     {2, 4, 16, 64, 256, 1024, 4096, 16384},
+                     [](std::span<const double> x) { return pair_sin_loop(x, x); },
+                     [](std::span<const double> x, std::vector<double>& g) {
+                         const std::size_t n = x.size();
+                         double s = 0;
+                         g[n - 1] = 0;
+                         double previous = 0; // x[i - 1], the partial of term i - 1 by x[i]
+                         for (std::size_t i = 0; i + 1 < n; ++i) {
+                             s += x[i] * x[i + 1] + std::sin(x[i]);
+                             g[i] = x[i + 1] + std::cos(x[i]) + previous;
+                             previous = x[i];
+                         }
+                         g[n - 1] = previous;
+                         return s;
+                     },
+                     [](std::span<const double> x, std::vector<double>& g) {
+                         const std::size_t n = x.size();
+                         return unpack(zg::value_and_grad(
+                                           [n](auto v) {
+                                               const auto head = zg::slice(v, 0, n - 1);
+                                               return zg::sum(head * zg::slice(v, 1, n - 1) +
+                                                              sin(head));
+                                           },
+                                           x),
+                                       g);
+                     },
+                     [](std::span<const double> x, std::vector<double>& g) {
+                         return unpack(recorded_value_and_grad(
+                                           [](std::span<const zg::var> v) {
+                                               zg::var s = 0.0;
+                                               for (std::size_t i = 0; i + 1 < v.size(); ++i)
+                                                   s += v[i] * v[i + 1] + sin(v[i]);
+                                               return s;
+                                           },
+                                           x),
+                                       g);
+                     },
+                     in_unit});
     add_loop_modes(cases.back(), pair_sin_loop);
     // Recording 2 n nodes per row of X: the peers stop at n = 1,024 (2 million operations).
     cases.push_back(regression_case());
@@ -670,6 +633,79 @@ std::vector<bench_case> make_cases() {
     // k^3 multiply-adds: the peers stop at k = 64.
     cases.push_back(matrix_product_case());
     add_loop_modes(cases.back(), matrix_product_loop, 64);
+    return cases;
+}
+
+// ---- A likelihood by its parameters: sum_i ((y_i - mu) / sigma)^2 / 2 + log(sigma) over n data
+// points, by (mu, sigma) alone. The hand-written gradient hoists what does not depend on the
+// point (1 / sigma, log sigma) out of its loop; the modes are written as their users write them.
+
+/// n data points, made once per n and kept.
+const std::vector<double>& likelihood_data_for(std::size_t n) {
+    static std::map<std::size_t, std::vector<double>> made;
+    auto [it, fresh] = made.try_emplace(n);
+    if (fresh)
+        for (std::size_t i = 0; i < n; ++i)
+            it->second.push_back(0.4 + 1.3 * std::sin(0.73 * double(i) + 0.4));
+    return it->second;
+}
+
+std::vector<bench::sized_case> likelihood_cases() {
+    std::vector<bench::sized_case> cases;
+    for (std::size_t n : powers_of_4) {
+        const std::vector<double>& y = likelihood_data_for(n);
+        const auto density = [&y](auto mu, auto sigma) {
+            return zg::sum(y,
+                           [&](auto yi) { return 0.5 * square((yi - mu) / sigma) + log(sigma); });
+        };
+        const auto loop = [&y](auto v, std::span<const double>) {
+            using std::log;
+            using T = typename decltype(v)::value_type;
+            T total = 0.0;
+            for (double yi : y) {
+                const T z = (yi - v[0]) / v[1];
+                total += 0.5 * z * z + log(v[1]);
+            }
+            return total;
+        };
+        bench::sized_case c{"likelihood",
+                            n,
+                            {0.3, 1.4},
+                            [loop](std::span<const double> x) { return loop(x, x); },
+                            [&y](std::span<const double> x, std::vector<double>& g) {
+                                const double mu = x[0], inverse = 1 / x[1];
+                                double centered = 0, squares = 0;
+                                for (double yi : y) {
+                                    centered += yi - mu;
+                                    squares += (yi - mu) * (yi - mu);
+                                }
+                                const double count = double(y.size());
+                                g[0] = -inverse * inverse * centered;
+                                g[1] = -inverse * inverse * inverse * squares + count * inverse;
+                                return 0.5 * inverse * inverse * squares + count * std::log(x[1]);
+                            },
+                            {}};
+        const auto pack = [](const auto& result, std::vector<double>& g) {
+            g.assign(result.grad.begin(), result.grad.end());
+            return result.value;
+        };
+        c.modes.push_back(
+            {"expr", [density, pack](std::span<const double> x, std::vector<double>& g) {
+                 return pack(zg::value_and_grad(density, x[0], x[1]), g);
+             }});
+        c.modes.push_back(
+            {"tape", [density, pack](std::span<const double> x, std::vector<double>& g) {
+                 return pack(recorded_value_and_grad(density, x[0], x[1]), g);
+             }});
+        c.modes.push_back({"forward", [loop](std::span<const double> x, std::vector<double>& g) {
+                               return unpack(
+                                   zg::fwd::value_and_grad(
+                                       [&](std::span<const zg::dual> v) { return loop(v, x); }, x),
+                                   g);
+                           }});
+        bench::add_peers(c.modes, loop);
+        cases.push_back(std::move(c));
+    }
     return cases;
 }
 
@@ -694,105 +730,16 @@ const auto small_arithmetic_let = [](auto a, auto b, auto c, auto d) {
     return p * q + (p - q) / (2.0 + q * q) + a * b * c * d - 0.5 * (p + q) * (a - b);
 };
 
-double relative_error(const std::vector<double>& a, const std::vector<double>& b) {
-    double worst = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        worst = std::max(worst, std::abs(a[i] - b[i]) / std::max(1.0, std::abs(b[i])));
-    return worst;
-}
-
-void check_against_hand(const std::string& name, const std::string& mode, std::size_t n,
-                        double value, const std::vector<double>& gradient, double hand_value,
-                        const std::vector<double>& hand_gradient, double tolerance = 1e-10) {
-    const double error = gradient.size() != hand_gradient.size()
-                             ? INFINITY
-                             : std::max(relative_error({value}, {hand_value}),
-                                        relative_error(gradient, hand_gradient));
-    if (!(error <= tolerance)) {
-        std::fprintf(stderr, "suite/%s/%s/%zu disagrees with hand: relative error %g\n",
-                     name.c_str(), mode.c_str(), n, error);
-        std::exit(1);
-    }
-}
-
-void register_sizes(const bench_case& c);
-
-/// A hand-written adjoint as the benchmarks call it: it returns its gradient in a new vector.
-gradient_function allocating(gradient_function hand) {
-    return [hand](std::span<const double> x, std::vector<double>& g) {
-        g = std::vector<double>(x.size());
-        return hand(x, g);
-    };
-}
-
-void register_case(bench_case c) {
-    c.hand = allocating(c.hand);
-    static std::vector<bench_case> kept; // the benchmarks refer to the cases until the end
-    kept.reserve(16);
-    const bench_case& kept_case = kept.emplace_back(std::move(c));
-    register_sizes(kept_case);
-}
-
-/// Registers one mode of one case at one size, with the allocations and bytes one call costs
-/// (counted on a call after a first, warming one) as counters.
-void register_mode(const std::string& name, const gradient_function& run,
-                   const std::vector<double>& x) {
-    std::vector<double> g;
-    run(x, g);
-    last_recording = {};
-    test::count_allocations(true);
-    const long count = test::allocation_count(), bytes = test::allocated_bytes();
-    {
-        std::vector<double> fresh;
-        run(x, fresh);
-    }
-    const double allocations = double(test::allocation_count() - count);
-    const double allocated = double(test::allocated_bytes() - bytes);
-    test::count_allocations(false); // the timed calls run without the counter's cost
-    const recording_size recording = last_recording;
-    benchmark::RegisterBenchmark(name.c_str(), [run, x, allocations, allocated,
-                                                recording](benchmark::State& state) {
-        for (auto _ : state) {
-            std::vector<double> gradient;
-            benchmark::DoNotOptimize(run(x, gradient));
-            benchmark::DoNotOptimize(gradient.data());
-        }
-        state.counters["allocs"] = allocations;
-        state.counters["bytes"] = allocated;
-        if (recording.nodes != 0) {
-            state.counters["nodes"] = double(recording.nodes);
-            state.counters["bytes_per_node"] = double(recording.bytes) / double(recording.nodes);
-        }
-    });
-}
-
-void register_sizes(const bench_case& c) {
+/// A classic case at each of its sizes, with the modes that run there.
+void expand(const bench_case& c, std::vector<bench::sized_case>& out) {
     for (std::size_t n : c.sizes) {
-        const auto x = make_point(c, n);
-        std::vector<double> hand;
-        const double hand_value = c.hand(x, hand);
-        std::vector<const extra_mode*> modes;
-        const extra_mode own[] = {{"hand", c.hand, n, 0},
-                                  {"expr", c.expr, c.expr ? n : 0, 1e-10},
-                                  {"tape", c.tape, n, 1e-10}};
-        for (const extra_mode& mode : own) modes.push_back(&mode);
-        for (const extra_mode& mode : c.extra) modes.push_back(&mode);
-        const std::string prefix = std::string("suite/").append(c.name).append("/");
-        const std::string suffix = std::string("/").append(std::to_string(n));
-        benchmark::RegisterBenchmark((prefix + "double" + suffix).c_str(),
-                                     [&c, x](benchmark::State& state) {
-                                         for (auto _ : state) benchmark::DoNotOptimize(c.plain(x));
-                                     });
-        for (const extra_mode* mode : modes) {
-            if (n > mode->max_n || x.size() > mode->max_inputs) continue;
-            if (mode->name != "hand") {
-                std::vector<double> gradient;
-                const double value = mode->run(x, gradient);
-                check_against_hand(c.name, mode->name, n, value, gradient, hand_value, hand,
-                                   mode->tolerance);
-            }
-            register_mode(prefix + mode->name + suffix, mode->run, x);
-        }
+        bench::sized_case sized{c.name, n, make_point(c, n), c.plain, c.hand, {}};
+        if (c.expr) sized.modes.push_back({"expr", c.expr});
+        sized.modes.push_back({"tape", c.tape});
+        for (const extra_mode& m : c.extra)
+            if (n <= m.max_n && sized.x.size() <= m.max_inputs)
+                sized.modes.push_back({m.name, m.run, m.tolerance});
+        out.push_back(std::move(sized));
     }
 }
 
@@ -801,9 +748,13 @@ void register_small(const std::string& name, F f) {
     const std::array<double, 4> x{0.3, -0.7, 1.1, 0.4};
     const auto expr = zg::value_and_grad(f, x);
     const auto tape = recorded_value_and_grad(f, x);
-    const std::vector<double> eg(expr.grad.begin(), expr.grad.end());
-    const std::vector<double> tg(tape.grad.begin(), tape.grad.end());
-    check_against_hand(name, "tape", 4, tape.value, tg, expr.value, eg);
+    for (std::size_t i = 0; i < x.size(); ++i)
+        if (!(std::abs(tape.grad[i] - expr.grad[i]) <=
+              1e-10 * std::max(1.0, std::abs(expr.grad[i])))) {
+            std::fprintf(stderr, "suite/%s: tape mode disagrees with expression mode\n",
+                         name.c_str());
+            std::exit(1);
+        }
     benchmark::RegisterBenchmark(("suite/" + name + "/double/4").c_str(),
                                  [x, f](benchmark::State& state) {
                                      for (auto _ : state) {
@@ -833,18 +784,31 @@ void register_small(const std::string& name, F f) {
 } // namespace
 
 int main(int argc, char** argv) {
-    std::vector<bench_case> cases = make_cases();
+    std::vector<bench_case> classic = make_cases();
 #ifdef ZG_HAVE_LIBTORCH
     const torch_data data{normal_mu, normal_sigma, normal_constant, regression_data_for,
                           volatility_data_for};
     auto torch_modes = libtorch_modes(data);
-    for (bench_case& c : cases)
+    for (bench_case& c : classic)
         if (auto mode = torch_modes.find(c.name); mode != torch_modes.end())
             // stochastic_volatility runs one small torch operation per time step: up to 4,096.
             c.extra.push_back({"libtorch", mode->second,
                                c.name == "stochastic_volatility" ? 4096 : c.sizes.back(), 1e-10});
 #endif
-    for (auto& c : cases) register_case(std::move(c));
+    std::vector<bench::sized_case> cases;
+    for (const bench_case& c : classic)
+        expand(c, cases);
+    for (auto* more : {likelihood_cases, bench::gmm_cases, bench::ba_cases})
+        for (bench::sized_case& c : more())
+            cases.push_back(std::move(c));
+    const std::string probe = "--memory_probe=";
+    for (int i = 1; i < argc; ++i) {
+        const std::string argument = argv[i];
+        if (argument == "--check") return bench::check_cases(std::move(cases));
+        if (argument.starts_with(probe))
+            return bench::probe_memory(cases, argument.substr(probe.size()));
+    }
+    bench::register_cases(std::move(cases));
     register_small("small_expression", small_expression);
     register_small("small_arithmetic", small_arithmetic);
     register_small("small_arithmetic_let", small_arithmetic_let);

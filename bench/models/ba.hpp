@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <numbers>
+#include <utility>
 #include <vector>
 
 namespace models::ba {
@@ -40,16 +41,19 @@ inline std::vector<observation> make(std::size_t count, std::uint64_t seed = 1) 
     std::vector<observation> made(count);
     for (observation& o : made) {
         auto& x = o.x;
-        for (int i = 0; i < 3; ++i) x[i] = uniform(-0.3, 0.3);      // rotation
-        for (int i = 3; i < 6; ++i) x[i] = uniform(-1.0, 1.0);      // centre ...
-        x[5] += 10;                                                 // ... in front of the points
-        x[6] = uniform(400, 600);                                   // focal length
-        x[7] = uniform(-10, 10);                                    // principal point
+        for (int i = 0; i < 3; ++i)
+            x[i] = uniform(-0.3, 0.3); // rotation
+        for (int i = 3; i < 6; ++i)
+            x[i] = uniform(-1.0, 1.0); // centre ...
+        x[5] += 10;                    // ... in front of the points
+        x[6] = uniform(400, 600);      // focal length
+        x[7] = uniform(-10, 10);       // principal point
         x[8] = uniform(-10, 10);
-        x[9] = uniform(-0.1, 0.1);                                  // distortion
+        x[9] = uniform(-0.1, 0.1); // distortion
         x[10] = uniform(-0.01, 0.01);
-        for (int i = 11; i < 14; ++i) x[i] = uniform(-1.0, 1.0);    // the point
-        x[14] = uniform(0.5, 1.5);                                  // weight
+        for (int i = 11; i < 14; ++i)
+            x[i] = uniform(-1.0, 1.0); // the point
+        x[14] = uniform(0.5, 1.5);     // weight
         o.feature = {uniform(-50, 50), uniform(-50, 50)};
     }
     return made;
@@ -63,12 +67,17 @@ inline auto residuals(const std::array<double, 2>& feature) {
                       auto v0, auto k1, auto k2, auto x0, auto x1, auto x2, auto w) {
         using std::cos, std::sin, std::sqrt;
         // The point relative to the camera, rotated by Rodrigues' formula.
-        const auto d0 = x0 - c0, d1 = x1 - c1, d2 = x2 - c2;
+        const auto d0 = x0 - c0;
+        const auto d1 = x1 - c1;
+        const auto d2 = x2 - c2;
         const auto squared_angle = r0 * r0 + r1 * r1 + r2 * r2;
         const auto angle = sqrt(squared_angle);
-        const auto cosine = cos(angle), sine = sin(angle);
+        const auto cosine = cos(angle);
+        const auto sine = sin(angle);
         const auto inverse = 1.0 / angle;
-        const auto w0 = r0 * inverse, w1 = r1 * inverse, w2 = r2 * inverse;
+        const auto w0 = r0 * inverse;
+        const auto w1 = r1 * inverse;
+        const auto w2 = r2 * inverse;
         const auto along = (w0 * d0 + w1 * d1 + w2 * d2) * (1.0 - cosine);
         const auto rotated0 = d0 * cosine + (w1 * d2 - w2 * d1) * sine + w0 * along;
         const auto rotated1 = d1 * cosine + (w2 * d0 - w0 * d2) * sine + w1 * along;
@@ -79,13 +88,21 @@ inline auto residuals(const std::array<double, 2>& feature) {
         const auto camera1 = zg::select(turned, rotated1, d1 + r2 * d0 - r0 * d2);
         const auto camera2 = zg::select(turned, rotated2, d2 + r0 * d1 - r1 * d0);
         // Projection, radial distortion, the principal point.
-        const auto p0 = camera0 / camera2, p1 = camera1 / camera2;
+        const auto p0 = camera0 / camera2;
+        const auto p1 = camera1 / camera2;
         const auto radius2 = p0 * p0 + p1 * p1;
         const auto distortion = 1.0 + k1 * radius2 + k2 * radius2 * radius2;
         const auto projected0 = p0 * distortion * f + u0;
         const auto projected1 = p1 * distortion * f + v0;
         return std::array{w * (projected0 - feature[0]), w * (projected1 - feature[1])};
     };
+}
+
+/// f called on the 15 inputs held in v (a span or array of any scalar type).
+template <class F, class V>
+auto call_on_inputs(F&& f, const V& v) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) { return f(v[I]...); }
+    (std::make_index_sequence<inputs>{});
 }
 
 /// The residuals for a tool whose intermediates must be held as its scalar type T (ADOL-C's
@@ -120,9 +137,7 @@ std::array<T, 2> typed_residuals(const T* x, const std::array<double, 2>& featur
 
 /// The residuals of an observation at doubles.
 inline std::array<double, 2> value(const observation& o) {
-    const auto& x = o.x;
-    return residuals(o.feature)(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9],
-                                x[10], x[11], x[12], x[13], x[14]);
+    return call_on_inputs(residuals(o.feature), o.x);
 }
 
 /// The 2x15 Jacobian by hand, through the chain of 3x3 and 2x3 blocks: the projection's
@@ -144,7 +159,8 @@ inline std::array<double, 2> jacobian(const observation& o,
     for (int i = 0; i < 3; ++i) {
         cam[i] = d[i] * c + cross[i] * s + u[i] * along * (1 - c);
         // R = c I + s [u]x + (1 - c) u u^T, the derivative by d (and minus it, by the centre).
-        for (int j = 0; j < 3; ++j) R[i][j] = (i == j ? c : 0) + (1 - c) * u[i] * u[j];
+        for (int j = 0; j < 3; ++j)
+            R[i][j] = (i == j ? c : 0) + (1 - c) * u[i] * u[j];
     }
     R[0][1] -= s * u[2];
     R[0][2] += s * u[1];
@@ -157,7 +173,8 @@ inline std::array<double, 2> jacobian(const observation& o,
     double by_theta[3], by_axis[3][3];
     for (int i = 0; i < 3; ++i) {
         by_theta[i] = -d[i] * s + cross[i] * c + u[i] * along * s;
-        for (int j = 0; j < 3; ++j) by_axis[i][j] = (1 - c) * ((i == j ? along : 0) + u[i] * d[j]);
+        for (int j = 0; j < 3; ++j)
+            by_axis[i][j] = (1 - c) * ((i == j ? along : 0) + u[i] * d[j]);
     }
     // d(u x d)/du = -[d]x
     by_axis[0][1] += s * d[2];
@@ -178,10 +195,11 @@ inline std::array<double, 2> jacobian(const observation& o,
     const double radius2 = p[0] * p[0] + p[1] * p[1];
     const double L = 1 + k1 * radius2 + k2 * radius2 * radius2;
     const double dL = 2 * (k1 + 2 * k2 * radius2); // dL/dp = dL p
-    double by_cam[2][3]; // d residual / d cam
+    double by_cam[2][3];                           // d residual / d cam
     for (int i = 0; i < 2; ++i) {
         double by_p[2];
-        for (int j = 0; j < 2; ++j) by_p[j] = w * f * ((i == j ? L : 0) + p[i] * dL * p[j]);
+        for (int j = 0; j < 2; ++j)
+            by_p[j] = w * f * ((i == j ? L : 0) + p[i] * dL * p[j]);
         by_cam[i][0] = by_p[0] / cam[2];
         by_cam[i][1] = by_p[1] / cam[2];
         by_cam[i][2] = -(by_p[0] * p[0] + by_p[1] * p[1]) / cam[2];

@@ -40,7 +40,8 @@ struct problem {
     double constant() const {
         const double wishart_n = d + m + 1;
         double multigamma = 0.25 * d * (d - 1) * std::log(std::numbers::pi);
-        for (int j = 1; j <= d; ++j) multigamma += std::lgamma(0.5 * wishart_n + 0.5 * (1 - j));
+        for (int j = 1; j <= d; ++j)
+            multigamma += std::lgamma(0.5 * wishart_n + 0.5 * (1 - j));
         const double c = wishart_n * d * std::log(gamma / std::numbers::sqrt2) - multigamma;
         return -0.5 * n * d * std::log(2 * std::numbers::pi) - k * c;
     }
@@ -64,11 +65,15 @@ inline problem make(int d, int k, int n, std::uint64_t seed = 1) {
     p.d = d;
     p.k = k;
     p.n = n;
-    for (int i = 0; i < n * d; ++i) p.x.push_back(normal());
-    for (int j = 0; j < k; ++j) p.alphas.push_back(0.5 * normal());
-    for (int j = 0; j < k * d; ++j) p.means.push_back(normal());
+    for (int i = 0; i < n * d; ++i)
+        p.x.push_back(normal());
     for (int j = 0; j < k; ++j)
-        for (int e = 0; e < p.icf_size(); ++e) p.icf.push_back((e < d ? 0.3 : 0.1) * normal());
+        p.alphas.push_back(0.5 * normal());
+    for (int j = 0; j < k * d; ++j)
+        p.means.push_back(normal());
+    for (int j = 0; j < k; ++j)
+        for (int e = 0; e < p.icf_size(); ++e)
+            p.icf.push_back((e < d ? 0.3 : 0.1) * normal());
     return p;
 }
 
@@ -113,16 +118,22 @@ T loop_objective(std::span<const T> v, const problem& p) {
     const T* means = alphas + k;
     const T* icf = means + k * d;
     const auto value_of = [](const T& t) {
-        if constexpr (requires { t.data(); }) return zg::detail::primal(t.data());
-        else if constexpr (requires { t.value(); }) return t.value(); // ADOL-C's adouble
-        else if constexpr (requires { t.val(); }) return t.val();     // Sacado's
-        else return zg::detail::primal(t);
+        if constexpr (requires { t.data(); })
+            return zg::detail::primal(t.data());
+        else if constexpr (requires { t.value(); })
+            return t.value(); // ADOL-C's adouble
+        else if constexpr (requires { t.val(); })
+            return t.val(); // Sacado's
+        else
+            return zg::detail::primal(t);
     };
     const auto log_sum_exp = [&](const std::vector<T>& terms) {
         double shift = -INFINITY; // a constant: the result does not depend on it
-        for (const T& t : terms) shift = std::max(shift, value_of(t));
+        for (const T& t : terms)
+            shift = std::max(shift, value_of(t));
         T total = 0.0;
-        for (const T& t : terms) total += exp(t - shift);
+        for (const T& t : terms)
+            total += exp(t - shift);
         return T(log(total) + shift);
     };
     std::vector<T> terms(std::size_t(k), T(0.0)), centered(std::size_t(d), T(0.0));
@@ -137,7 +148,8 @@ T loop_objective(std::span<const T> v, const problem& p) {
             }
             for (int r = 0; r < d; ++r) {
                 T row = exp(q[r]) * centered[std::size_t(r)];
-                for (int c = 0; c < r; ++c) row += q[p.lower(r, c)] * centered[std::size_t(c)];
+                for (int c = 0; c < r; ++c)
+                    row += q[p.lower(r, c)] * centered[std::size_t(c)];
                 mahalanobis += row * row;
             }
             terms[std::size_t(j)] = alphas[j] + sum_q - 0.5 * mahalanobis;
@@ -153,7 +165,8 @@ T loop_objective(std::span<const T> v, const problem& p) {
             squares += exp(2.0 * q[r]);
             sum_q += q[r];
         }
-        for (int e = d; e < s; ++e) squares += q[e] * q[e];
+        for (int e = d; e < s; ++e)
+            squares += q[e] * q[e];
         prior += 0.5 * p.gamma * p.gamma * squares - p.m * sum_q;
     }
     return T(p.constant() + likelihood - double(p.n) * log_sum_exp(alpha_terms) + prior);
@@ -188,10 +201,12 @@ inline double gradient(std::span<const double> v, std::span<double> g, const pro
             double* xc = centered.data() + j * d;
             double* y = qx.data() + j * d;
             double mahalanobis = 0;
-            for (int r = 0; r < d; ++r) xc[r] = x[r] - means[j * d + r];
+            for (int r = 0; r < d; ++r)
+                xc[r] = x[r] - means[j * d + r];
             for (int r = 0; r < d; ++r) {
                 double row = diagonal[std::size_t(j * d + r)] * xc[r];
-                for (int c = 0; c < r; ++c) row += q[p.lower(r, c)] * xc[c];
+                for (int c = 0; c < r; ++c)
+                    row += q[p.lower(r, c)] * xc[c];
                 y[r] = row;
                 mahalanobis += row * row;
             }
@@ -199,7 +214,8 @@ inline double gradient(std::span<const double> v, std::span<double> g, const pro
             top = std::max(top, terms[std::size_t(j)]);
         }
         double total = 0;
-        for (int j = 0; j < k; ++j) total += std::exp(terms[std::size_t(j)] - top);
+        for (int j = 0; j < k; ++j)
+            total += std::exp(terms[std::size_t(j)] - top);
         const double lse = top + std::log(total);
         likelihood += lse;
         for (int j = 0; j < k; ++j) {
@@ -222,9 +238,12 @@ inline double gradient(std::span<const double> v, std::span<double> g, const pro
         }
     }
     double top = -INFINITY, total = 0;
-    for (int j = 0; j < k; ++j) top = std::max(top, alphas[j]);
-    for (int j = 0; j < k; ++j) total += std::exp(alphas[j] - top);
-    for (int j = 0; j < k; ++j) g_alphas[j] -= p.n * std::exp(alphas[j] - top) / total;
+    for (int j = 0; j < k; ++j)
+        top = std::max(top, alphas[j]);
+    for (int j = 0; j < k; ++j)
+        total += std::exp(alphas[j] - top);
+    for (int j = 0; j < k; ++j)
+        g_alphas[j] -= p.n * std::exp(alphas[j] - top) / total;
     double prior = 0;
     for (int j = 0; j < k; ++j) {
         const double* q = icf + j * s;

@@ -1,8 +1,8 @@
 // ADBench's bundle-adjustment residuals written with named intermediates and no zg::let: the
 // 2x15 Jacobian from one evaluation (zg::jacobian) against the hand-written one, the tape,
 // forward mode and central differences.
-#include "laws.hpp"
 #include "models/ba.hpp"
+#include "laws.hpp"
 
 #include <zerograd/expr.hpp>
 #include <zerograd/forward.hpp>
@@ -21,8 +21,7 @@ TEST_CASE("the BA Jacobian: expression mode, by hand, on the tape, forward, by d
         const auto expr = zg::jacobian(models::ba::residuals(o.feature), o.x);
         const std::vector<double> x(o.x.begin(), o.x.end());
         const auto on_vector = [&](auto v) {
-            const auto r = models::ba::residuals(o.feature)(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
-                                                            v[8], v[9], v[10], v[11], v[12], v[13], v[14]);
+            const auto r = models::ba::call_on_inputs(models::ba::residuals(o.feature), v);
             using T = std::remove_cvref_t<decltype(r[0])>;
             return std::vector<T>{r[0], r[1]};
         };
@@ -41,7 +40,8 @@ TEST_CASE("the BA Jacobian: expression mode, by hand, on the tape, forward, by d
                 const double h = 1e-6 * std::max(1.0, std::abs(o.x[j]));
                 up.x[j] += h;
                 down.x[j] -= h;
-                const double difference = (models::ba::value(up)[i] - models::ba::value(down)[i]) / (2 * h);
+                const double difference =
+                    (models::ba::value(up)[i] - models::ba::value(down)[i]) / (2 * h);
                 CHECK(laws::close(hand[i][j], difference, 1e-6));
             }
         }
@@ -59,5 +59,6 @@ TEST_CASE("the BA residuals at a rotation of angle 0 take the first-order rotati
         },
         std::vector<double>(o.x.begin(), o.x.end()));
     for (std::size_t i = 0; i < 2; ++i)
-        for (std::size_t j = 0; j < models::ba::inputs; ++j) CHECK(laws::close(expr[i][j], typed[i][j], 1e-12));
+        for (std::size_t j = 0; j < models::ba::inputs; ++j)
+            CHECK(laws::close(expr[i][j], typed[i][j], 1e-12));
 }

@@ -1,8 +1,8 @@
 // ADBench's Gaussian mixture objective written as a user writes it in expression mode (nested
 // zg::sum and zg::log_sum_exp over index ranges, vectors indexed): against its hand-written
 // gradient, finite differences, and the same lambda on the tape.
-#include "laws.hpp"
 #include "models/gmm.hpp"
+#include "laws.hpp"
 
 #include <zerograd/expr.hpp>
 #include <zerograd/tape.hpp>
@@ -57,9 +57,10 @@ TEST_CASE("the hand-written GMM gradient against central differences") {
         const double h = 1e-6;
         up[i] += h;
         down[i] -= h;
-        const double difference = (models::gmm::loop_objective<double>(std::span<const double>(up), p) -
-                                   models::gmm::loop_objective<double>(std::span<const double>(down), p)) /
-                                  (2 * h);
+        const double difference =
+            (models::gmm::loop_objective<double>(std::span<const double>(up), p) -
+             models::gmm::loop_objective<double>(std::span<const double>(down), p)) /
+            (2 * h);
         CAPTURE(i);
         CHECK(laws::close(hand[i], difference, 1e-7));
     }
@@ -70,9 +71,10 @@ TEST_CASE("the GMM loop form on the tape agrees with expression mode") {
     const auto v = models::gmm::point(p);
     const auto loop = zg::tape::value_and_grad(
         [&](std::span<const zg::var> all) { return models::gmm::loop_objective(all, p); }, v);
-    const auto expr = zg::value_and_grad(models::gmm::expression_objective(p), p.alphas,
-                                         p.means, p.icf);
+    const auto expr =
+        zg::value_and_grad(models::gmm::expression_objective(p), p.alphas, p.means, p.icf);
     CHECK(laws::close(loop.value, expr.value, 1e-13));
     const auto e = flat(expr.grad);
-    for (std::size_t i = 0; i < v.size(); ++i) CHECK(laws::close(std::get<0>(loop.grad)[i], e[i], 1e-12));
+    for (std::size_t i = 0; i < v.size(); ++i)
+        CHECK(laws::close(std::get<0>(loop.grad)[i], e[i], 1e-12));
 }

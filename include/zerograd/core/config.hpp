@@ -6,8 +6,10 @@
 /// hand-written adjoint's straight-line code would end.
 #if defined(__GNUC__) || defined(__clang__)
 #define ZG_INLINE [[gnu::always_inline]] inline
+#define ZG_INLINE_LAMBDA __attribute__((always_inline)) // after a lambda's parameters
 #else
 #define ZG_INLINE inline
+#define ZG_INLINE_LAMBDA
 #endif
 
 /// Keeps a function out of g++'s interprocedural analysis. g++ 12.2 at -O1 and -O2 drew a wrong
