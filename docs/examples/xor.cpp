@@ -1,5 +1,6 @@
-// XOR with a 2-4-4-1 network of zg::var, as seeds 001 and 003 train it: neurons, layers, an MLP,
-// mean squared error and plain gradient descent, with each step's graph reclaimed by a scope.
+// XOR with a 2-4-4-1 network of zg::var, as micrograd-style tutorials train it: neurons, layers,
+// an MLP, mean squared error and plain gradient descent, with each step's graph reclaimed by a
+// scope.
 #include <zerograd/tape.hpp>
 
 #include <cstdio>

@@ -1,6 +1,6 @@
 // Whole training loops: XOR learned by micrograd's 2-4-4-1 network with sgd and with adam, and by
-// the default network under the seeds' own loops; a long two-moons run whose memory stays flat
-// while each step's graph is reclaimed.
+// the default network under micrograd-style tutorials' own loops; a long two-moons run whose
+// memory stays flat while each step's graph is reclaimed.
 #include "allocation_counter.hpp"
 
 #include <zerograd/nn.hpp>
@@ -30,7 +30,7 @@ double xor_step(const zg::nn::mlp& model, Optimizer& optimizer, const zg::nn::da
 
 TEST_CASE("XOR is learned to a loss below 0.01") {
     const auto data = zg::nn::xor_data();
-    SUBCASE("sgd, as the seeds train it") {
+    SUBCASE("sgd, as micrograd-style tutorials train it") {
         zg::nn::mlp model(2, {4, 4, 1}, zg::nn::activation::tanh, 42);
         zg::nn::sgd optimizer(model.parameters(), {.learning_rate = 0.1});
         double loss = 0;
@@ -52,8 +52,9 @@ TEST_CASE("XOR is learned to a loss below 0.01") {
     }
 }
 
-TEST_CASE("the default network learns XOR as the seeds train it") {
-    // Seed 001's loop and seed 003's, written as they are: the loss summed by hand, gradients
+TEST_CASE("the default network learns XOR as micrograd-style tutorials train it") {
+    // Two micrograd-style tutorials' loops (mean squared error at 0.1 for 1,000 steps; summed
+    // squared error at 0.05 for 100), written as they are: the loss summed by hand, gradients
     // cleared, every parameter stepped by -lr * grad. Nothing is given but the sizes.
     const auto data = zg::nn::xor_data();
     const auto train = [&](zg::nn::mlp& model, int steps, double learning_rate, bool mean) {
@@ -77,17 +78,17 @@ TEST_CASE("the default network learns XOR as the seeds train it") {
     };
     for (const auto hidden : {zg::nn::activation::relu, zg::nn::activation::tanh}) {
         CAPTURE(int(hidden));
-        zg::nn::mlp seed_001(2, {4, 4, 1}, hidden);
-        CHECK(train(seed_001, 1000, 0.1, true) < 0.01);
+        zg::nn::mlp mean_loop(2, {4, 4, 1}, hidden);
+        CHECK(train(mean_loop, 1000, 0.1, true) < 0.01);
         for (std::size_t i = 0; i < data.x.size(); ++i) {
             zg::tape::scope prediction;
-            CHECK(seed_001.scalar(data.x[i]).data() ==
+            CHECK(mean_loop.scalar(data.x[i]).data() ==
                   doctest::Approx(data.labels[i]).epsilon(0.1));
         }
-        zg::nn::mlp seed_003(2, {4, 4, 1}, hidden);
-        CHECK(train(seed_003, 100, 0.05, false) < 0.01); // the seed prints 0.0412 at step 90
+        zg::nn::mlp summed_loop(2, {4, 4, 1}, hidden);
+        CHECK(train(summed_loop, 100, 0.05, false) < 0.01); // the tutorial prints 0.0412 at step 90
     }
-    SUBCASE("on tensors, under seed 001's loop") {
+    SUBCASE("on tensors, under the mean squared error loop") {
         const zg::tensor x = zg::nn::to_tensor(data); // a constant, below every step's scope
         for (const auto hidden : {zg::nn::activation::relu, zg::nn::activation::tanh}) {
             CAPTURE(int(hidden));

@@ -1,5 +1,6 @@
-// The reverse sweep: the seeds' worked examples, micrograd's reference values (checked against
-// PyTorch there), accumulation, aliasing and control flow.
+// The reverse sweep: the worked examples of micrograd and of micrograd-style tutorials,
+// micrograd's reference values (checked against PyTorch there), accumulation, aliasing and
+// control flow.
 #include "laws.hpp"
 
 #include <zerograd/tape.hpp>
@@ -10,8 +11,8 @@
 
 using zg::var;
 
-TEST_CASE("the seeds' worked examples") {
-    SUBCASE("seed 004: L = (a*b + c) * f") {
+TEST_CASE("the worked examples of micrograd and of micrograd-style tutorials") {
+    SUBCASE("micrograd's worked example: L = (a*b + c) * f") {
         var a = 2.0, b = -3.0, c = 10.0, f = -2.0;
         var e = a * b;
         var d = e + c;
@@ -26,7 +27,7 @@ TEST_CASE("the seeds' worked examples") {
         CHECK(d.grad() == -2.0);
         CHECK(L.grad() == 1.0);
     }
-    SUBCASE("seed 003: L = (a*b + c)^2") {
+    SUBCASE("a micrograd-style engine's check against calculus: L = (a*b + c)^2") {
         var a = 2.0, b = 3.0, c = 1.0;
         var L = pow(a * b + c, 2);
         L.backward();
@@ -35,7 +36,7 @@ TEST_CASE("the seeds' worked examples") {
         CHECK(b.grad() == 28.0);
         CHECK(c.grad() == 14.0);
     }
-    SUBCASE("seed 002: d = tanh(a*b + a^2)") {
+    SUBCASE("a backpropagation-from-scratch tutorial's example: d = tanh(a*b + a^2)") {
         var a = 2.0, b = -3.0;
         var c = a * b + pow(a, 2);
         var d = tanh(c);
@@ -45,7 +46,7 @@ TEST_CASE("the seeds' worked examples") {
         CHECK(a.grad() == doctest::Approx((1 - t * t) * (-3.0 + 4.0)).epsilon(1e-15));
         CHECK(b.grad() == doctest::Approx((1 - t * t) * 2.0).epsilon(1e-15));
     }
-    SUBCASE("seed 001: x^2 and (x + 2) * x at 3") {
+    SUBCASE("a micrograd-style engine's tests: x^2 and (x + 2) * x at 3") {
         var x = 3.0;
         var y = pow(x, 2);
         y.backward();

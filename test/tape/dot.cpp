@@ -14,7 +14,7 @@ int count(const std::string& text, const std::string& part) {
 }
 } // namespace
 
-TEST_CASE("seed 004's graph") {
+TEST_CASE("the graph of micrograd's worked example") {
     zg::var unrelated = 7.0;
     zg::var a = 2.0, b = -3.0, c = 10.0, f = -2.0;
     zg::var L = (a * b + c) * f;

@@ -98,10 +98,11 @@ private:
     bool has_spare_ = false;
 };
 
-/// The seed of a model made without one (neuron, layer, mlp, linear). Chosen so that the seeds'
-/// example trains out of the box: with it micrograd's 2-4-4-1 network, relu or tanh, learns XOR
-/// under the seeds' loops (plain gradient descent at 0.05 to 0.1, 100 or 1,000 steps) and under
-/// Adam; on tensors, with PyTorch's smaller draws, it needs the 1,000 steps.
+/// The seed of a model made without one (neuron, layer, mlp, linear). Chosen so that the
+/// micrograd-style tutorials' XOR example trains out of the box: with it micrograd's 2-4-4-1
+/// network, relu or tanh, learns XOR under their loops (plain gradient descent at 0.05 to 0.1, 100
+/// or 1,000 steps) and under Adam; on tensors, with PyTorch's smaller draws, it needs the 1,000
+/// steps.
 /// From seed 0, three of the four relu units of that network's second layer start dead for every
 /// input, and it ends predicting 0.5 for all four.
 inline constexpr std::uint64_t default_seed = 21;

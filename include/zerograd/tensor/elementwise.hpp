@@ -71,7 +71,7 @@ void binary_backward(tensor_tape& tape, tensor_node& self) {
     const double* y = self.value.data();
     const double* g = self.grad.data();
     // A broadcast operand's positions repeat, so += sums the gradient over the axes that
-    // broadcasting inserted or stretched: the reduction seed 000 describes, for free.
+    // broadcasting inserted or stretched: a NumPy autograd engine's reduction, for free.
     if (l.requires_grad) {
         double* gl = tape.gradient_of(l);
         for_each_broadcast(self.shape, l.shape, r.shape,

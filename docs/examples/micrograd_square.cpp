@@ -1,4 +1,5 @@
-// Seed 003's verification: L = (a*b + c)^2 at a = 2, b = 3, c = 1 gives 42, 28, 14.
+// A micrograd-style engine's check against calculus: L = (a*b + c)^2 at a = 2, b = 3, c = 1
+// gives 42, 28, 14.
 #include <zerograd/tape.hpp>
 
 #include <cstdio>

@@ -1,4 +1,5 @@
-// Seed 002's usage example: d = tanh(a*b + a^2) at a = 2, b = -3, and its graph.
+// A backpropagation-from-scratch tutorial's usage example: d = tanh(a*b + a^2) at a = 2, b = -3,
+// and its graph.
 #include <zerograd/tape.hpp>
 
 #include <cstdio>

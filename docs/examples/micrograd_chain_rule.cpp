@@ -1,4 +1,5 @@
-// Seed 001's tests: x^2 and (x + 2) * x at x = 3, the second checked against PyTorch there.
+// A micrograd-style engine's tests: x^2 and (x + 2) * x at x = 3, the second checked against
+// PyTorch there.
 #include <zerograd/tape.hpp>
 
 #include <cstdio>

@@ -1,5 +1,5 @@
-// Seed 002's exercise 5: f(x, y, z) = x + y + z by forward mode (one sweep per input) and by
-// reverse mode (one recording and one sweep for every input at once).
+// An exercise from a backpropagation-from-scratch tutorial: f(x, y, z) = x + y + z by forward mode
+// (one sweep per input) and by reverse mode (one recording and one sweep for every input at once).
 #include <zerograd/forward.hpp>
 #include <zerograd/tape.hpp>
 

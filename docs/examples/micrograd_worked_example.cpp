@@ -1,4 +1,4 @@
-// Seed 004's worked example, step by step: e = a*b, d = e + c, L = d*f.
+// The micrograd lecture's worked example, step by step: e = a*b, d = e + c, L = d*f.
 #include <zerograd/tape.hpp>
 
 #include <cstdio>
@@ -12,5 +12,5 @@ int main() {
     for (auto [name, v] :
          {std::pair{"a", a}, {"b", b}, {"c", c}, {"f", f}, {"e", e}, {"d", d}, {"L", L}})
         std::printf("%s: data %6.2f  grad %6.2f\n", name, v.data(), v.grad());
-    // a: grad 6, b: -4, c: -2, f: 4, the same numbers the seed grinds out by hand.
+    // a: grad 6, b: -4, c: -2, f: 4, the same numbers the lecture works out by hand.
 }
