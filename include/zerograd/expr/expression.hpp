@@ -229,6 +229,21 @@ ZG_INLINE constexpr values_of<Tree> evaluated(const Tree& tree) {
     return values;
 }
 
+// ---- What a tree is made of --------------------------------------------------------------------
+
+/// Whether a tree is operations over ends that End accepts (End<N>::value for each leaf,
+/// constant or other end), and over picks (zg::select) where Picks.
+template <template <class> class End, bool Picks, class Node>
+inline constexpr bool made_of = End<Node>::value;
+template <template <class> class End, bool Picks, class Op, class A>
+inline constexpr bool made_of<End, Picks, unary_expr<Op, A>> = made_of<End, Picks, A>;
+template <template <class> class End, bool Picks, class Op, class L, class R>
+inline constexpr bool made_of<End, Picks, binary_expr<Op, L, R>> =
+    made_of<End, Picks, L>&& made_of<End, Picks, R>;
+template <template <class> class End, bool Picks, class A, class B>
+inline constexpr bool made_of<End, Picks, select_expr<A, B>> =
+    Picks&& made_of<End, Picks, A>&& made_of<End, Picks, B>;
+
 // ---- Which arguments a tree reaches -------------------------------------------------------------
 
 /// Bit I of `scalars` for scalar argument I, of `vectors` for vector argument I.

@@ -7,15 +7,10 @@
 #include "zerograd/expr/accumulate.hpp"
 #include "zerograd/expr/expression.hpp"
 #include "zerograd/expr/frame.hpp"
+#include "zerograd/expr/hoist.hpp"
 #include "zerograd/expr/operations.hpp"
 #include "zerograd/expr/sweep.hpp"
 #include "zerograd/expr/vector.hpp"
-
-#include <boost/hana/append.hpp>
-#include <boost/hana/concat.hpp>
-#include <boost/hana/for_each.hpp>
-#include <boost/hana/transform.hpp>
-#include <boost/hana/tuple.hpp>
 
 #include <algorithm>
 #include <array>
@@ -49,168 +44,6 @@ namespace zg::expr {
 // and their adjoints are summed and swept once.
 
 namespace detail {
-
-namespace hana = boost::hana;
-
-// ---- Hoisting the parts that do not depend on the element --------------------------------------
-
-/// A tree of scalar arguments and operations only: the same for every element.
-template <class Node>
-inline constexpr bool invariant = false;
-template <std::size_t I, class T>
-inline constexpr bool invariant<leaf_expr<I, T>> = true;
-template <class T>
-inline constexpr bool invariant<argument_expr<T>> = true;
-template <class Op, class A>
-inline constexpr bool invariant<unary_expr<Op, A>> = invariant<A>;
-template <class Op, class L, class R>
-inline constexpr bool invariant<binary_expr<Op, L, R>> = invariant<L>&& invariant<R>;
-
-template <class Node>
-inline constexpr bool hoistable = invariant<Node>&& is_operation<Node>;
-
-/// How an element tree's node is hoisted: not at all, whole (an invariant operation), or, for
-/// x / d with an invariant divisor d, as x * (1 / d) with 1 / d hoisted: one division per
-/// map-reduce instead of three per element (the value and both partials).
-enum class hoist_kind { none, whole, reciprocal };
-template <class Node>
-inline constexpr hoist_kind hoist_kind_of = hoistable<Node> ? hoist_kind::whole : hoist_kind::none;
-template <class L, class R>
-inline constexpr hoist_kind hoist_kind_of<binary_expr<div_op, L, R>> =
-    hoistable<binary_expr<div_op, L, R>> ? hoist_kind::whole
-    : invariant<R>                       ? hoist_kind::reciprocal
-                                         : hoist_kind::none;
-
-/// Node with its hoisted parts replaced by hoisted_expr<J, T>, numbered from J in the order of
-/// the tree's slots: `count` parts, which parts(node) gives as a hana::tuple of trees.
-template <class Node, std::size_t J, hoist_kind = hoist_kind_of<Node>>
-struct hoisting {
-    using type = Node;
-    static constexpr std::size_t count = 0;
-    static constexpr auto parts(const Node&) { return hana::make_tuple(); }
-    template <class T>
-    ZG_INLINE static constexpr const Node& build(const Node& node, const T*) {
-        return node;
-    }
-};
-template <class Node, std::size_t J>
-struct hoisting<Node, J, hoist_kind::whole> {
-    using type = hoisted_expr<J, typename Node::value_type>;
-    static constexpr std::size_t count = 1;
-    static constexpr auto parts(const Node& node) { return hana::make_tuple(node); }
-    template <class T>
-    ZG_INLINE static constexpr type build(const Node&, const T* values) {
-        return {values[J]};
-    }
-};
-template <class L, class R, std::size_t J>
-struct hoisting<binary_expr<div_op, L, R>, J, hoist_kind::reciprocal> {
-    using T = typename R::value_type;
-    using left = hoisting<L, J>;
-    using type = binary_expr<mul_op, typename left::type, hoisted_expr<J + left::count, T>>;
-    static constexpr std::size_t count = left::count + 1;
-    static constexpr auto parts(const binary_expr<div_op, L, R>& node) {
-        return hana::append(left::parts(node.l),
-                            binary_expr<div_op, constant_expr<T>, R>{{}, {T(1)}, node.r});
-    }
-    ZG_INLINE static constexpr type build(const binary_expr<div_op, L, R>& node, const T* values) {
-        return {{}, left::build(node.l, values), {values[J + left::count]}};
-    }
-};
-template <class Op, class A, std::size_t J>
-struct hoisting<unary_expr<Op, A>, J, hoist_kind::none> {
-    using inner = hoisting<A, J>;
-    using type = unary_expr<Op, typename inner::type>;
-    static constexpr std::size_t count = inner::count;
-    static constexpr auto parts(const unary_expr<Op, A>& node) { return inner::parts(node.a); }
-    template <class T>
-    ZG_INLINE static constexpr type build(const unary_expr<Op, A>& node, const T* values) {
-        return {node.op, inner::build(node.a, values)};
-    }
-};
-template <class Op, class L, class R, std::size_t J>
-struct hoisting<binary_expr<Op, L, R>, J, hoist_kind::none> {
-    using left = hoisting<L, J>;
-    using right = hoisting<R, J + left::count>;
-    using type = binary_expr<Op, typename left::type, typename right::type>;
-    static constexpr std::size_t count = left::count + right::count;
-    static constexpr auto parts(const binary_expr<Op, L, R>& node) {
-        return hana::concat(left::parts(node.l), right::parts(node.r));
-    }
-    template <class T>
-    ZG_INLINE static constexpr type build(const binary_expr<Op, L, R>& node, const T* values) {
-        return {node.op, left::build(node.l, values), right::build(node.r, values)};
-    }
-};
-template <class A, class B, std::size_t J>
-struct hoisting<select_expr<A, B>, J, hoist_kind::none> {
-    using left = hoisting<A, J>;
-    using right = hoisting<B, J + left::count>;
-    using type = select_expr<typename left::type, typename right::type>;
-    static constexpr std::size_t count = left::count + right::count;
-    static constexpr auto parts(const select_expr<A, B>& node) {
-        return hana::concat(left::parts(node.a), right::parts(node.b));
-    }
-    template <class T>
-    ZG_INLINE static constexpr type build(const select_expr<A, B>& node, const T* values) {
-        return {node.first, left::build(node.a, values), right::build(node.b, values)};
-    }
-};
-
-// ---- What a map-reduce keeps --------------------------------------------------------------------
-
-/// The parts of element trees of type E0 that are hoisted out of the loop, taken from the first
-/// element's tree and evaluated once: they stand for every element's. (Nothing, where nothing
-/// is.)
-template <class T, class E0, bool Any = (hoisting<E0, 0>::count > 0)>
-struct hoisted_parts {
-    using tree = E0;
-    static constexpr std::size_t count = 0;
-    std::array<T, 0> values;
-    ZG_INLINE static const E0& element(std::size_t, const E0& e) { return e; }
-    template <class Sink>
-    static void sweep(const std::array<T, 0>&, Sink&) {}
-};
-template <class T, class E0>
-struct hoisted_parts<T, E0, true> {
-    using hoist = hoisting<E0, 0>;
-    using tree = typename hoist::type; // an element's tree, hoisted parts replaced
-    static constexpr std::size_t count = hoist::count;
-
-    /// A part's tree and its values.
-    template <class Part>
-    struct part {
-        Part tree;
-        values_of<Part> values;
-    };
-    static constexpr auto evaluated_part = []<class Part>(const Part& tree) {
-        return part<Part>{tree, evaluated(tree)};
-    };
-    using part_list =
-        decltype(hana::transform(hoist::parts(std::declval<const E0&>()), evaluated_part));
-    std::optional<part_list> parts;
-    std::array<T, count> values{};
-
-    /// Element k's tree from fn's, its hoisted parts taken from the first element.
-    ZG_INLINE tree element(std::size_t k, const E0& e) {
-        if (k == 0) [[unlikely]] {
-            parts.emplace(hana::transform(hoist::parts(e), evaluated_part));
-            std::size_t j = 0;
-            hana::for_each(
-                *parts, [&](const auto& p) { values[j++] = value_at<0>(p.tree, p.values.data()); });
-        }
-        return hoist::build(e, values.data());
-    }
-
-    /// Sweeps the hoisted parts with the adjoints their uses gathered.
-    template <class Sink>
-    void sweep(const std::array<T, count>& adjoints, Sink& sink) const {
-        std::size_t j = 0;
-        hana::for_each(*parts, [&](const auto& p) {
-            sweep_at<0>(p.tree, p.values.data(), adjoints[j++], sink);
-        });
-    }
-};
 
 /// Calls fn on an element x, and its index k if fn takes one.
 template <class Fn, class X>
@@ -275,13 +108,13 @@ struct elements_of {
             else
                 return *it;
         };
-        visit(at(0), 0);
+        visit(at(0), 0, std::true_type{});
         const bool careful = made();
         tidy();
         if (careful) {
             for (std::size_t k = 1; k < n; ++k) {
                 if constexpr (!vector_expression<Range>) ++it;
-                visit(at(k), k);
+                visit(at(k), k, std::false_type{});
                 tidy();
             }
             return;
@@ -290,7 +123,7 @@ struct elements_of {
             const std::size_t end = std::min(n, begin + batch);
             for (std::size_t k = begin; k < end; ++k) {
                 if constexpr (!vector_expression<Range>) ++it;
-                visit(at(k), k);
+                visit(at(k), k, std::false_type{});
             }
             tidy();
         }
@@ -429,9 +262,9 @@ template <class T, class E0, class Elements, class Fn>
     T value(0);
     elements.for_each_tidily(
         f, batch,
-        [&](auto&& x, std::size_t k) ZG_INLINE_LAMBDA {
-            const tree e =
-                parts.element(k, tree_from<T>(call_element(fn, std::forward<decltype(x)>(x), k)));
+        [&](auto&& x, std::size_t k, auto first) ZG_INLINE_LAMBDA {
+            const tree e = parts.template element<first>(
+                tree_from<T>(call_element(fn, std::forward<decltype(x)>(x), k)));
             const auto values = evaluated(e);
             value += value_at<0>(e, values.data());
             backward<0>(e, values.data(), T(1), loop);

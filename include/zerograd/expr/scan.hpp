@@ -82,23 +82,17 @@ struct recurrence : shared_base<T> {
     }
 };
 
+template <class Node>
+struct row_end : std::false_type {}; // an argument_expr's partial needs a column of its own
+template <std::size_t I, class T>
+struct row_end<leaf_expr<I, T>> : std::true_type {};
+template <class T>
+struct row_end<constant_expr<T>> : std::true_type {};
+template <class T>
+struct row_end<slot_expr<T>> : std::true_type {};
 /// A step tree of numbers, inputs and operations only: its partials can be kept as a row.
 template <class Node>
-inline constexpr bool row_step = false;
-template <std::size_t I, class T>
-inline constexpr bool row_step<leaf_expr<I, T>> = true;
-template <class T>
-inline constexpr bool row_step<argument_expr<T>> = false; // its partial needs a column of its own
-template <class T>
-inline constexpr bool row_step<constant_expr<T>> = true;
-template <class T>
-inline constexpr bool row_step<slot_expr<T>> = true;
-template <class Op, class A>
-inline constexpr bool row_step<unary_expr<Op, A>> = row_step<A>;
-template <class Op, class L, class R>
-inline constexpr bool row_step<binary_expr<Op, L, R>> = row_step<L>&& row_step<R>;
-template <class A, class B>
-inline constexpr bool row_step<select_expr<A, B>> = row_step<A>&& row_step<B>;
+inline constexpr bool row_step = made_of<row_end, true, Node>;
 
 /// The recurrence of steps of numbers and inputs (the common case, as a stochastic volatility
 /// model's AR(1) step): each step is swept as it is built, with adjoint 1, into a row of its

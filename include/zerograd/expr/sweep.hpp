@@ -17,6 +17,137 @@
 
 namespace zg::expr {
 
+namespace detail {
+
+/// adjoint times partial: by zg::detail::chain (zeros strong) where an adjoint may be infinite.
+template <bool Strong, class T>
+ZG_INLINE constexpr T times(const T& adjoint, const T& partial) {
+    if constexpr (Strong)
+        return zg::detail::chain(adjoint, partial);
+    else
+        return adjoint * partial;
+}
+
+template <class Op>
+inline constexpr bool unbounded = zg::unbounded_partials<std::remove_cvref_t<Op>>;
+
+} // namespace detail
+
+// A node without operands (below): a leaf, a constant, a shared node, a reduction.
+template <bool Strong, class Node, class T, class Sink>
+ZG_INLINE constexpr void backward_end(const Node& node, const T& adjoint, Sink& sink);
+
+// ---- The chain rule -----------------------------------------------------------------------------
+
+/// Adds `adjoint` times each local partial into the node's operands, recursively: the node's
+/// slots start at At in `values`. Strong: the node is below an operation whose partials may be
+/// infinite (zg::unbounded_partials), so the adjoint may be infinite and a zero partial must
+/// still give zero; elsewhere a plain product gives the same.
+template <std::size_t At, bool Strong = false, class Node, class T, class Sink>
+ZG_INLINE constexpr void backward(const Node& node, const T* values, const T& adjoint, Sink& sink) {
+    if constexpr (requires { node.l; }) {
+        using L = decltype(node.l);
+        using R = decltype(node.r);
+        constexpr std::size_t r_at = At + slot_count<L>;
+        constexpr bool strong = Strong || detail::unbounded<decltype(node.op)>;
+        const T& l = value_at<At>(node.l, values);
+        const T& r = value_at<r_at>(node.r, values);
+        const T& y = values[r_at + slot_count<R>];
+        // A constant side needs no partial: for pow(x, 2.5) that saves a log.
+        if constexpr (!is_constant<L>)
+            backward<At, strong>(node.l, values,
+                                 detail::times<strong>(adjoint, node.op.dl(l, r, y)), sink);
+        if constexpr (!is_constant<R>)
+            backward<r_at, strong>(node.r, values,
+                                   detail::times<strong>(adjoint, node.op.dr(l, r, y)), sink);
+    } else if constexpr (requires { node.op; }) {
+        constexpr bool strong = Strong || detail::unbounded<decltype(node.op)>;
+        const T& x = value_at<At>(node.a, values);
+        const T& y = values[At + slot_count<decltype(node.a)>];
+        backward<At, strong>(node.a, values, detail::times<strong>(adjoint, node.op.dx(x, y)),
+                             sink);
+    } else if constexpr (requires { node.first; }) {
+        if (node.first)
+            backward<At, Strong>(node.a, values, adjoint, sink);
+        else
+            backward<At + slot_count<decltype(node.a)>, Strong>(node.b, values, adjoint, sink);
+    } else {
+        backward_end<Strong>(node, adjoint, sink);
+    }
+}
+
+/// The sweep of a tree (slots from At) with an adjoint gathered from several uses. A zero
+/// adjoint passes nothing, as in the tape: nothing depends on the tree, and an overflowed
+/// partial in it (x / 1e-200) must not make 0 times infinity; an infinite one may have come
+/// through an unbounded partial, so its products are strong.
+template <std::size_t At, class Node, class T, class Sink>
+ZG_INLINE constexpr void sweep_at(const Node& node, const T* values, const T& adjoint, Sink& sink) {
+    if (zg::detail::is_zero(adjoint)) return;
+    if (zg::detail::is_finite(adjoint))
+        backward<At>(node, values, adjoint, sink);
+    else
+        backward<At, true>(node, values, adjoint, sink);
+}
+
+// ---- Where the recursion ends: leaves, elements, shared nodes, reductions ----------------------
+
+template <std::size_t I, class T, class Sink>
+ZG_INLINE constexpr void visit_end(const leaf_expr<I, T>&, const T& adjoint, Sink& sink) {
+    sink.template leaf<I>(adjoint);
+}
+template <class T, class Sink>
+ZG_INLINE constexpr void visit_end(const argument_expr<T>& a, const T& adjoint, Sink& sink) {
+    sink.add_scalar(a.index, adjoint);
+}
+template <class T, class Sink>
+ZG_INLINE constexpr void visit_end(const constant_expr<T>&, const T&, Sink&) {}
+template <std::size_t I, class T, class Sink>
+ZG_INLINE constexpr void visit_end(const element_expr<I, T>& e, const T& adjoint, Sink& sink) {
+    sink.template element<I>(e.index, adjoint);
+}
+template <class T, class Sink>
+ZG_INLINE constexpr void visit_end(const slot_expr<T>& s, const T& adjoint, Sink& sink) {
+    sink.slot(s, adjoint);
+}
+template <class T, class Sink>
+ZG_INLINE constexpr void visit_end(const state_expr<T>& s, const T& adjoint, Sink& sink) {
+    sink.state(s, adjoint);
+}
+template <std::size_t J, class T, class Sink>
+ZG_INLINE constexpr void visit_end(const broadcast_expr<J, T>&, const T& adjoint, Sink& sink) {
+    sink.template broadcast<J>(adjoint);
+}
+template <std::size_t J, class T, class Sink>
+ZG_INLINE constexpr void visit_end(const hoisted_expr<J, T>&, const T& adjoint, Sink& sink) {
+    sink.template hoisted<J>(adjoint);
+}
+template <class T, class Sink>
+ZG_INLINE constexpr void visit_end(const shared_expr<T>& s, const T& adjoint, Sink& sink) {
+    sink.shared(*s.node, adjoint);
+}
+
+/// A node without operands: an end above, or a reduction, whose node sweeps its elements.
+template <bool Strong, class Node, class T, class Sink>
+ZG_INLINE constexpr void backward_end(const Node& node, const T& adjoint, Sink& sink) {
+    if constexpr (requires { node.template backward<false>(adjoint, sink); }) {
+        // A reduction. A zero adjoint passes nothing, even where an element's partial is
+        // infinite (a sum of cbrt at 0 under relu's dead side); an infinite one (sqrt of a sum
+        // that is 0) nothing through an element's zero partial.
+        if (zg::detail::is_zero(adjoint)) return;
+        if constexpr (Strong) {
+            if (!zg::detail::is_finite(adjoint)) [[unlikely]] {
+                node.template backward<true>(adjoint, sink);
+                return;
+            }
+        }
+        node.template backward<false>(adjoint, sink);
+    } else {
+        visit_end(node, adjoint, sink);
+    }
+}
+
+// ---- Where the adjoints go: sinks ---------------------------------------------------------------
+
 /// Where a sweep puts the adjoints it reaches: scalar argument I into scalars[I], element k of
 /// vector argument I into vectors[I][k], a shared node into its own adjoint. `gathering` is set
 /// while a reduction sweeps its elements as it is built (zerograd/expr/map_reduce.hpp): it notes
@@ -154,128 +285,7 @@ struct loop_sink {
     }
 };
 
-/// adjoint times partial: by zg::detail::chain (zeros strong) where an adjoint may be infinite.
-template <bool Strong, class T>
-ZG_INLINE constexpr T times(const T& adjoint, const T& partial) {
-    if constexpr (Strong)
-        return zg::detail::chain(adjoint, partial);
-    else
-        return adjoint * partial;
-}
-
-template <class Op>
-inline constexpr bool unbounded = zg::unbounded_partials<std::remove_cvref_t<Op>>;
-
 } // namespace detail
-
-// ---- Where the recursion ends: leaves, elements, shared nodes, reductions ----------------------
-
-template <std::size_t I, class T, class Sink>
-ZG_INLINE constexpr void visit_end(const leaf_expr<I, T>&, const T& adjoint, Sink& sink) {
-    sink.template leaf<I>(adjoint);
-}
-template <class T, class Sink>
-ZG_INLINE constexpr void visit_end(const argument_expr<T>& a, const T& adjoint, Sink& sink) {
-    sink.add_scalar(a.index, adjoint);
-}
-template <class T, class Sink>
-ZG_INLINE constexpr void visit_end(const constant_expr<T>&, const T&, Sink&) {}
-template <std::size_t I, class T, class Sink>
-ZG_INLINE constexpr void visit_end(const element_expr<I, T>& e, const T& adjoint, Sink& sink) {
-    sink.template element<I>(e.index, adjoint);
-}
-template <class T, class Sink>
-ZG_INLINE constexpr void visit_end(const slot_expr<T>& s, const T& adjoint, Sink& sink) {
-    sink.slot(s, adjoint);
-}
-template <class T, class Sink>
-ZG_INLINE constexpr void visit_end(const state_expr<T>& s, const T& adjoint, Sink& sink) {
-    sink.state(s, adjoint);
-}
-template <std::size_t J, class T, class Sink>
-ZG_INLINE constexpr void visit_end(const broadcast_expr<J, T>&, const T& adjoint, Sink& sink) {
-    sink.template broadcast<J>(adjoint);
-}
-template <std::size_t J, class T, class Sink>
-ZG_INLINE constexpr void visit_end(const hoisted_expr<J, T>&, const T& adjoint, Sink& sink) {
-    sink.template hoisted<J>(adjoint);
-}
-template <class T, class Sink>
-ZG_INLINE constexpr void visit_end(const shared_expr<T>& s, const T& adjoint, Sink& sink) {
-    sink.shared(*s.node, adjoint);
-}
-
-/// A node without operands: an end above, or a reduction, whose node sweeps its elements.
-template <bool Strong, class Node, class T, class Sink>
-ZG_INLINE constexpr void backward_end(const Node& node, const T& adjoint, Sink& sink) {
-    if constexpr (requires { node.template backward<false>(adjoint, sink); }) {
-        // A reduction. A zero adjoint passes nothing, even where an element's partial is
-        // infinite (a sum of cbrt at 0 under relu's dead side); an infinite one (sqrt of a sum
-        // that is 0) nothing through an element's zero partial.
-        if (zg::detail::is_zero(adjoint)) return;
-        if constexpr (Strong) {
-            if (!zg::detail::is_finite(adjoint)) [[unlikely]] {
-                node.template backward<true>(adjoint, sink);
-                return;
-            }
-        }
-        node.template backward<false>(adjoint, sink);
-    } else {
-        visit_end(node, adjoint, sink);
-    }
-}
-
-// ---- The chain rule -----------------------------------------------------------------------------
-
-/// Adds `adjoint` times each local partial into the node's operands, recursively: the node's
-/// slots start at At in `values`. Strong: the node is below an operation whose partials may be
-/// infinite (zg::unbounded_partials), so the adjoint may be infinite and a zero partial must
-/// still give zero; elsewhere a plain product gives the same.
-template <std::size_t At, bool Strong = false, class Node, class T, class Sink>
-ZG_INLINE constexpr void backward(const Node& node, const T* values, const T& adjoint, Sink& sink) {
-    if constexpr (requires { node.l; }) {
-        using L = decltype(node.l);
-        using R = decltype(node.r);
-        constexpr std::size_t r_at = At + slot_count<L>;
-        constexpr bool strong = Strong || detail::unbounded<decltype(node.op)>;
-        const T& l = value_at<At>(node.l, values);
-        const T& r = value_at<r_at>(node.r, values);
-        const T& y = values[r_at + slot_count<R>];
-        // A constant side needs no partial: for pow(x, 2.5) that saves a log.
-        if constexpr (!is_constant<L>)
-            backward<At, strong>(node.l, values,
-                                 detail::times<strong>(adjoint, node.op.dl(l, r, y)), sink);
-        if constexpr (!is_constant<R>)
-            backward<r_at, strong>(node.r, values,
-                                   detail::times<strong>(adjoint, node.op.dr(l, r, y)), sink);
-    } else if constexpr (requires { node.op; }) {
-        constexpr bool strong = Strong || detail::unbounded<decltype(node.op)>;
-        const T& x = value_at<At>(node.a, values);
-        const T& y = values[At + slot_count<decltype(node.a)>];
-        backward<At, strong>(node.a, values, detail::times<strong>(adjoint, node.op.dx(x, y)),
-                             sink);
-    } else if constexpr (requires { node.first; }) {
-        if (node.first)
-            backward<At, Strong>(node.a, values, adjoint, sink);
-        else
-            backward<At + slot_count<decltype(node.a)>, Strong>(node.b, values, adjoint, sink);
-    } else {
-        backward_end<Strong>(node, adjoint, sink);
-    }
-}
-
-/// The sweep of a tree (slots from At) with an adjoint gathered from several uses. A zero
-/// adjoint passes nothing, as in the tape: nothing depends on the tree, and an overflowed
-/// partial in it (x / 1e-200) must not make 0 times infinity; an infinite one may have come
-/// through an unbounded partial, so its products are strong.
-template <std::size_t At, class Node, class T, class Sink>
-ZG_INLINE constexpr void sweep_at(const Node& node, const T* values, const T& adjoint, Sink& sink) {
-    if (zg::detail::is_zero(adjoint)) return;
-    if (zg::detail::is_finite(adjoint))
-        backward<At>(node, values, adjoint, sink);
-    else
-        backward<At, true>(node, values, adjoint, sink);
-}
 
 /// A shared node's sweep, with the adjoint its uses gathered, which it takes: a second sweep
 /// (the next row of a Jacobian) passes only what arrived since.

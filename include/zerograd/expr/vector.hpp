@@ -271,12 +271,17 @@ ZG_BINARY_FUNCTIONS(ZG_EXPR_RANGE_FUNCTION)
 
 namespace detail {
 
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_no_element(std::size_t i,
+                                                                    std::size_t size) {
+    throw shape_error("zg::expr: element " + std::to_string(i) + " of a vector of size " +
+                      std::to_string(size));
+}
+
 /// v[i] of a vector expression: element i's scalar tree, its broadcast operands shared.
 template <class Tree>
-constexpr auto element_at(const expression<Tree>& v, std::size_t i) {
-    if (i >= v.tree.size())
-        throw shape_error("zg::expr: element " + std::to_string(i) + " of a vector of size " +
-                          std::to_string(v.tree.size()));
+ZG_INLINE constexpr auto element_at(const expression<Tree>& v, std::size_t i) {
+    if (i >= v.tree.size()) [[unlikely]]
+        throw_no_element(i, v.tree.size());
     return make(v.tree.template element<false, 0>(i), v.owner);
 }
 
