@@ -108,3 +108,29 @@ TEST_CASE("a hierarchical model: groups index vectors of parameters inside the d
         CHECK(laws::close(e_sigma[g], difference, 1e-7));
     }
 }
+
+TEST_CASE("sums of arithmetic terms, two elements at a time: odd lengths, batches, every range") {
+    // Lengths that leave one element over, and that span several batches of the loop.
+    for (const std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{600}}) {
+        CAPTURE(n);
+        const std::vector<double> y = data(n);
+        std::vector<double> x(n);
+        for (std::size_t i = 0; i < n; ++i) x[i] = 0.1 * double(i % 13) - 0.4;
+        const auto f = [&](const auto& v, auto a, auto b) {
+            const auto over_vector = zg::sum(v, [&](auto vi) { return square(vi - a) / b; });
+            const auto over_data = zg::sum(y, [&](double yi) { return (yi * a - b) * (yi + a); });
+            const auto over_index = zg::sum(std::views::iota(std::size_t{0}, n), [&](std::size_t i) {
+                return v[i] * y[i] - a / b * v[i];
+            });
+            return over_vector + over_data + over_index;
+        };
+        const auto expr = zg::value_and_grad(f, x, 0.3, 1.7);
+        const auto tape = zg::tape::value_and_grad(f, x, 0.3, 1.7);
+        CHECK(laws::close(expr.value, tape.value, 1e-13));
+        const auto& [e_v, e_a, e_b] = expr.grad;
+        const auto& [t_v, t_a, t_b] = tape.grad;
+        CHECK(laws::close(e_a, t_a, 1e-12));
+        CHECK(laws::close(e_b, t_b, 1e-12));
+        for (std::size_t i = 0; i < n; ++i) CHECK(laws::close(e_v[i], t_v[i], 1e-12));
+    }
+}

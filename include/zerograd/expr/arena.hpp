@@ -63,11 +63,10 @@ public:
     }
     arena(const arena&) = delete;
     arena& operator=(const arena&) = delete;
-    constexpr ~arena() {
+    ZG_INLINE constexpr ~arena() {
         if (std::is_constant_evaluated()) return; // nothing was allocated
-        if (count_ <= std::size_t(callers_first_)) return;
-        for (std::size_t i = callers_first_ ? 1 : 0; i < count_; ++i)
-            zg::detail::this_thread_object<detail::block_pool>().give_back(blocks_[i]);
+        if (count_ > std::size_t(callers_first_)) [[unlikely]]
+            give_back_blocks();
     }
 
     /// `bytes` of memory aligned for any scalar type.
@@ -90,6 +89,10 @@ private:
     static constexpr std::size_t alignment = 16;
     static constexpr std::size_t max_blocks = 64; // each new block is at least twice the last
 
+    [[gnu::noinline]] void give_back_blocks() {
+        for (std::size_t i = callers_first_ ? 1 : 0; i < count_; ++i)
+            zg::detail::this_thread_object<detail::block_pool>().give_back(blocks_[i]);
+    }
     [[gnu::noinline]] void move_to_a_block_with_room(std::size_t bytes) {
         while (current_ + 1 < count_) {
             ++current_;

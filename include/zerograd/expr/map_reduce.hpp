@@ -8,6 +8,7 @@
 #include "zerograd/expr/expression.hpp"
 #include "zerograd/expr/frame.hpp"
 #include "zerograd/expr/hoist.hpp"
+#include "zerograd/expr/lanes.hpp"
 #include "zerograd/expr/operations.hpp"
 #include "zerograd/expr/sweep.hpp"
 #include "zerograd/expr/vector.hpp"
@@ -94,11 +95,11 @@ struct elements_of {
     }
     /// for_each for a sum swept as it is built, calling tidy() after the first element, and
     /// then after each element if the first made anything beside its tree (made() says), or
-    /// else after each batch of `batch` elements: the loop over a batch does nothing else, so
-    /// that g++ can vectorize it.
-    template <class T, class Visit, class Tidy, class Made>
-    void for_each_tidily(frame<T>& f, std::size_t batch, Visit&& visit, Tidy&& tidy,
-                         Made&& made) const {
+    /// else after each batch of `batch` elements, whose loop does nothing else; there, where
+    /// visit_two is not null, it takes two elements at a time.
+    template <class T, class Visit, class VisitTwo, class Tidy, class Made>
+    void for_each_tidily(frame<T>& f, std::size_t batch, Visit&& visit, VisitTwo&& visit_two,
+                         Tidy&& tidy, Made&& made) const {
         const std::size_t n = size();
         if (n == 0) return;
         auto it = std::ranges::begin(range_elements());
@@ -121,7 +122,16 @@ struct elements_of {
         }
         for (std::size_t begin = 1; begin < n; begin += batch) {
             const std::size_t end = std::min(n, begin + batch);
-            for (std::size_t k = begin; k < end; ++k) {
+            std::size_t k = begin;
+            if constexpr (!std::is_null_pointer_v<std::remove_cvref_t<VisitTwo>>) {
+                for (; k + 1 < end; k += 2) {
+                    if constexpr (!vector_expression<Range>) ++it;
+                    auto&& first = at(k);
+                    if constexpr (!vector_expression<Range>) ++it;
+                    visit_two(first, k, at(k + 1), k + 1);
+                }
+            }
+            for (; k < end; ++k) {
                 if constexpr (!vector_expression<Range>) ++it;
                 visit(at(k), k, std::false_type{});
             }
@@ -256,19 +266,39 @@ template <class T, class E0, class Elements, class Fn>
                                    sweep_context<T>& context) {
     hoisted_parts<T, E0> parts;
     using tree = typename hoisted_parts<T, E0>::tree;
-    loop_sink<T, leaves_of<tree>.scalars, 0, hoisted_parts<T, E0>::count, sweep_context<T>> loop(
-        context);
+    constexpr std::uint64_t leaves = leaves_of<tree>.scalars;
+    constexpr std::size_t hoisted = hoisted_parts<T, E0>::count;
+    loop_sink<T, leaves, 0, hoisted, sweep_context<T>> loop(context);
     const auto mark = f.scoped_position();
     T value(0);
+    const auto element = [&](auto&& x, std::size_t k, auto first) ZG_INLINE_LAMBDA {
+        return parts.template element<first>(
+            tree_from<T>(call_element(fn, std::forward<decltype(x)>(x), k)));
+    };
+    // Two elements at a time as one tree of pairs, where it has one (zerograd/expr/lanes.hpp).
+    [[maybe_unused]] loop_sink<double_pair, leaves, 0, hoisted, sweep_context<T>> lanes(context);
+    [[maybe_unused]] double_pair lanes_value(0.0);
+    const auto two = [&] {
+        if constexpr (pairable<tree>)
+            return [&](auto&& x0, std::size_t k0, auto&& x1, std::size_t k1) ZG_INLINE_LAMBDA {
+                const auto e = paired<tree>::zip(element(x0, k0, std::false_type{}),
+                                                 element(x1, k1, std::false_type{}));
+                const auto values = evaluated(e);
+                lanes_value += value_at<0>(e, values.data());
+                backward<0>(e, values.data(), double_pair(1.0), lanes);
+            };
+        else
+            return nullptr;
+    }();
     elements.for_each_tidily(
         f, batch,
         [&](auto&& x, std::size_t k, auto first) ZG_INLINE_LAMBDA {
-            const tree e = parts.template element<first>(
-                tree_from<T>(call_element(fn, std::forward<decltype(x)>(x), k)));
+            const tree e = element(std::forward<decltype(x)>(x), k, first);
             const auto values = evaluated(e);
             value += value_at<0>(e, values.data());
             backward<0>(e, values.data(), T(1), loop);
         },
+        two,
         [&] {
             // The nodes the elements made beside their trees (each used by its own element's
             // tree only, so after all of them), and their memory back.
@@ -276,6 +306,13 @@ template <class T, class E0, class Elements, class Fn>
             f.rewind(mark);
         },
         [&] { return f.scoped_changed(mark); });
+    if constexpr (pairable<tree>) {
+        value += lanes_value.sum();
+        for (std::size_t i = 0; i < loop.totals.size(); ++i)
+            loop.totals[i] += lanes.totals[i].sum();
+        for (std::size_t j = 0; j < hoisted; ++j)
+            loop.hoisted_totals[j] += lanes.hoisted_totals[j].sum();
+    }
     loop.finish();
     parts.sweep(loop.hoisted_totals, context);
     return value;

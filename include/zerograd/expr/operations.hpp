@@ -47,6 +47,8 @@ constexpr std::size_t weight() {
         return (cheap<decltype(Node::op)> ? 1 : 2) + weight<decltype(Node::a)>();
     else if constexpr (requires { &Node::first; })
         return 1 + weight<decltype(Node::a)>() + weight<decltype(Node::b)>();
+    else if constexpr (requires { Node::name; })
+        return 2; // a reduction, whose sweep walks its elements
     else
         return 0;
 }
@@ -59,13 +61,22 @@ constexpr std::size_t weight() {
 template <class Tree>
 inline constexpr bool worth_sharing = !vector_node<Tree> && weight<Tree>() >= 2;
 
+/// e kept once in its frame: the record e stands for, where it is a reduction's, else a new
+/// shared node.
+template <class Tree>
+constexpr shared_base<typename Tree::value_type>* kept_node(const expression<Tree>& e) {
+    if constexpr (requires { e.tree.record; })
+        if (e.tree.record != nullptr) return e.tree.record;
+    return e.owner->share(e.tree, e.depth);
+}
+
 /// The shared node of a named expression, made on its first use as an operand. (In constant
 /// evaluation, where g++ does not read a mutable member of a const local, each use makes its
 /// own: the same gradient, by a sweep per use.)
 template <class Tree>
 constexpr shared_base<typename Tree::value_type>* shared_of(const expression<Tree>& e) {
-    if (std::is_constant_evaluated()) return e.owner->share(e.tree, e.depth);
-    if (e.shared == nullptr) e.shared = e.owner->share(e.tree, e.depth);
+    if (std::is_constant_evaluated()) return kept_node(e);
+    if (e.shared == nullptr) e.shared = kept_node(e);
     return e.shared;
 }
 
@@ -106,7 +117,7 @@ ZG_INLINE constexpr auto broadcast_operand(E&& e) {
     else if constexpr (std::is_lvalue_reference_v<E>)
         return shared_expr<typename Tree::value_type>{shared_of(e)};
     else
-        return shared_expr<typename Tree::value_type>{e.owner->share(e.tree, e.depth)};
+        return shared_expr<typename Tree::value_type>{kept_node(e)};
 }
 
 } // namespace detail
@@ -317,7 +328,7 @@ constexpr auto let(E&& e) {
     } else {
         using T = typename Tree::value_type;
         shared_base<T>* node =
-            std::is_lvalue_reference_v<E> ? detail::shared_of(e) : e.owner->share(e.tree, e.depth);
+            std::is_lvalue_reference_v<E> ? detail::shared_of(e) : detail::kept_node(e);
         return detail::make(shared_expr<T>{node}, e.owner);
     }
 }

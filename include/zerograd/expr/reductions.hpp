@@ -67,14 +67,17 @@ accumulator<T>* begin_accumulating(frame<T>& f) {
 }
 
 /// The frame a reduction of v belongs to: v's, or the call in progress.
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_outside_a_call(std::string_view call) {
+    throw error("zg::" + std::string(call) +
+                ": vector expressions are differentiated inside zg::grad or "
+                "zg::value_and_grad only");
+}
 template <class E>
-frame<typename tree_of<E>::value_type>& frame_for(const E& v, std::string_view call) {
+ZG_INLINE frame<typename tree_of<E>::value_type>& frame_for(const E& v, std::string_view call) {
     using T = typename tree_of<E>::value_type;
     frame<T>* owner = v.owner != nullptr ? v.owner : current_frame<T>;
-    if (owner == nullptr)
-        throw error("zg::" + std::string(call) +
-                    ": vector expressions are differentiated inside zg::grad or "
-                    "zg::value_and_grad only");
+    if (owner == nullptr) [[unlikely]]
+        throw_outside_a_call(call);
     return *owner;
 }
 
@@ -252,10 +255,63 @@ auto reduce(const E& v, std::string_view call) {
 }
 } // namespace detail
 
+/// zg::sum of a vector expression as a node. Outside element functions the sum is a record of
+/// the frame (which may claim the gradients and sweep as it is built), and the node stands for
+/// it. Inside one, whose element is swept right after it is built, the node is all there is: it
+/// holds the vector and its sum, and its sweep walks the elements, inlined into the element's.
+/// (One type for both, as a call site may run at either depth.)
+template <class V>
+struct summed_expr {
+    using value_type = typename V::value_type;
+    static constexpr std::string_view name = "sum";
+    static constexpr leaf_set leaves = leaves_of<V>;
+    V v; // inside element functions
+    value_type value;
+    shared_base<value_type>* record; // outside
+
+    template <bool Strong, class Sink>
+    ZG_INLINE constexpr void backward(const value_type& adjoint, Sink& sink) const {
+        if (record != nullptr)
+            sink.shared(*record, adjoint);
+        else
+            detail::sweep_elements<Strong>(v, sink,
+                                           [&](std::size_t, const value_type&) { return adjoint; });
+    }
+};
+
+template <class V>
+void describe_end(const summed_expr<V>& s, described_node& d) {
+    if (s.record != nullptr)
+        d.shared = s.record;
+    else
+        d.label = "sum";
+}
+
+namespace detail {
+/// The record of a sum outside element functions.
+template <class V, class T>
+[[gnu::noinline]] shared_base<T>* sum_record_of(const V& v, frame<T>& owner) {
+    auto* record = ::new (owner.template place<sum_record<V>>()) sum_record<V>(v, owner);
+    owner.keep(record);
+    return record;
+}
+} // namespace detail
+
 /// The sum of a vector's elements: `zg::sum(v)`, `zg::sum(2.0 * v + w)`.
 template <detail::vector_expression V>
-auto sum(const V& v) {
-    return detail::reduce<sum_record>(v, "sum");
+ZG_INLINE auto sum(const V& v) {
+    using tree = tree_of<V>;
+    using T = typename tree::value_type;
+    frame<T>& owner = detail::frame_for(v, "sum");
+    if (owner.depth() == 0) {
+        shared_base<T>* record = detail::sum_record_of(v.tree, owner);
+        return detail::make(summed_expr<tree>{v.tree, record->value, record}, &owner);
+    }
+    owner.touch(leaves_of<tree>.vectors);
+    summed_expr<tree> node{detail::stabilized(v.tree, owner), T(0), nullptr};
+    for (std::size_t k = 0; k < node.v.size(); ++k)
+        node.value += detail::element_value(node.v, k);
+    return detail::make(node, &owner);
 }
 
 /// The product of a vector's elements.
@@ -272,7 +328,8 @@ auto log_sum_exp(const V& v) {
 
 /// sum_k v_k w_k; either side may be a range of doubles.
 template <detail::vector_operand V, detail::vector_operand W>
-requires(detail::vector_expression<V> || detail::vector_expression<W>) auto dot(V&& v, W&& w) {
+requires(detail::vector_expression<V> || detail::vector_expression<W>) ZG_INLINE
+    auto dot(V&& v, W&& w) {
     return sum(std::forward<V>(v) * std::forward<W>(w));
 }
 
