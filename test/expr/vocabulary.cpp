@@ -24,6 +24,12 @@ TEST_CASE("v[i] on a vector argument and on a vector expression") {
     CHECK(g == std::vector<double>{x[3], std::cos(x[1]), 2.0, x[0]});
     CHECK_THROWS_WITH_AS(zg::grad([](auto v) { return v[4]; }, x),
                          "zg::expr: element 4 of a vector of size 4", zg::shape_error);
+    // Beside a reduction that writes the gradient as it is built, before it or after it.
+    const auto after = [](auto v) { return zg::sum(v) + v[0] * v[1]; };
+    const auto before = [](auto v) { return v[0] * v[1] + zg::sum(v); };
+    const std::vector<double> expected{1 + x[1], 1 + x[0], 1.0, 1.0};
+    CHECK(std::get<0>(zg::grad(after, x)) == expected);
+    CHECK(std::get<0>(zg::grad(before, x)) == expected);
 }
 
 TEST_CASE("comparisons look at values, and zg::select picks an arm") {
@@ -113,4 +119,25 @@ TEST_CASE("parts of a summed function that do not depend on the element are eval
     CHECK(laws::close(value, tape_value, 1e-15));
     CHECK(laws::close(grad[0], tape_grad[0], 1e-14));
     CHECK(laws::close(grad[1], tape_grad[1], 1e-14));
+}
+
+TEST_CASE("a named intermediate first used inside a nested sum is swept with all its uses") {
+    // s is shared on its first use, inside the nested sums, so its node is made among theirs;
+    // its later uses, and a nested sum whose own adjoint is zero, must not lose any adjoint.
+    const std::vector<double> data{0.4, -1.2, 0.9};
+    const auto f = [&](auto a, auto b) {
+        return zg::sum(data, [&](double y) {
+            const auto s = a * y + sin(b);
+            const auto unused = zg::sum(std::views::iota(0, 3), [&](int k) { return s * k; });
+            const auto weighted = zg::log_sum_exp(std::views::iota(0, 2), [&](int k) {
+                return s * (k + 1.0) - b;
+            });
+            return 0.0 * unused + zg::select(y > 0, weighted, s * b) + s * s;
+        });
+    };
+    const auto [value, grad] = zg::value_and_grad(f, 0.7, -0.3);
+    const auto [tape_value, tape_grad] = zg::tape::value_and_grad(f, 0.7, -0.3);
+    CHECK(laws::close(value, tape_value, 1e-14));
+    CHECK(laws::close(grad[0], tape_grad[0], 1e-13));
+    CHECK(laws::close(grad[1], tape_grad[1], 1e-13));
 }

@@ -223,6 +223,21 @@ struct mapped_record : shared_base<T> {
     shared_base<T>* scope_last = nullptr;
     shared_base<T>* scope_stop = nullptr;
 
+    /// Its sweep, with the adjoint its uses gathered. The frame's list passes over the nodes its
+    /// elements made (see map_reduce), so it sweeps them itself, whatever its own adjoint: a
+    /// named intermediate first used inside its function may have later uses too.
+    static void sweep_node(shared_base<T>& base, sweep_context<T>& context) {
+        auto& self = static_cast<mapped_record&>(base);
+        const T adjoint = std::exchange(self.adjoint, T(0));
+        if (!zg::detail::is_zero(adjoint)) {
+            if (zg::detail::is_finite(adjoint))
+                self.template sweep_with<false>(adjoint, context);
+            else
+                self.template sweep_with<true>(adjoint, context);
+        }
+        if (self.scope_last != self.scope_stop) sweep_list(self.scope_last, self.scope_stop, context);
+    }
+
     template <bool Strong>
     void sweep_with(const T& adjoint, sweep_context<T>& context) const {
         if (swept != nullptr) {
@@ -240,8 +255,7 @@ struct mapped_record : shared_base<T> {
         }
     }
 
-    /// The sweep of kept elements: element k with adjoint_of(k), then the hoisted parts, then
-    /// the shared nodes the elements made.
+    /// The sweep of kept elements: element k with adjoint_of(k), then the hoisted parts.
     template <bool Strong, class AdjointOf>
     void sweep_elements(sweep_context<T>& context, AdjointOf adjoint_of) const {
         loop_sink<T, leaves_of<tree>.scalars, 0, parts_type::count, sweep_context<T>> loop(context);
@@ -250,7 +264,6 @@ struct mapped_record : shared_base<T> {
                                 loop);
         loop.finish();
         parts.sweep(loop.hoisted_totals, context);
-        sweep_list(scope_last, scope_stop, context);
     }
 };
 
@@ -328,7 +341,7 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
     using record_type = mapped_record<T, E0>;
     using tree = typename record_type::tree;
     const std::size_t n = elements.size();
-    auto* record = ::new (f.template place<record_type>()) record_type{};
+    auto* record = ::new (f.template place<record_type>()) record_type;
     if (Kind == reduction_kind::sum && f.depth() == 0) {
         // Swept as built, into an accumulator.
         auto* swept =
@@ -376,6 +389,10 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
         }
     }
     f.keep(record);
+    // Inside an element function its elements' nodes precede it in the scoped list: the list
+    // passes over them to the node before, as the record sweeps them (sweep_node), so that each
+    // is visited once however deep the nesting.
+    if (f.depth() > 0) record->previous = record->scope_stop;
     return make(shared_expr<T>{record}, &f);
 }
 
