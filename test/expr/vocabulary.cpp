@@ -30,6 +30,15 @@ TEST_CASE("v[i] on a vector argument and on a vector expression") {
     const std::vector<double> expected{1 + x[1], 1 + x[0], 1.0, 1.0};
     CHECK(std::get<0>(zg::grad(after, x)) == expected);
     CHECK(std::get<0>(zg::grad(before, x)) == expected);
+    const auto terms = [](auto v) {
+        const auto total = zg::sum(v);
+        return total + zg::log_sum_exp(std::array{v[0], v[1]}) + total;
+    };
+    const double weight = 1 / (1 + std::exp(x[1] - x[0]));
+    const auto by_terms = std::get<0>(zg::grad(terms, x));
+    CHECK(laws::close(by_terms[0], 2 + weight, 1e-15));
+    CHECK(laws::close(by_terms[1], 3 - weight, 1e-15));
+    CHECK(by_terms[2] == 2.0);
 }
 
 TEST_CASE("comparisons look at values, and zg::select picks an arm") {

@@ -199,6 +199,8 @@ auto sweep_mixed(F& f, const Args&... args) {
     (std::index_sequence_for<Args...>{});
     using result = std::remove_cvref_t<decltype(y)>;
     check_result<scalar_call::grad, result>();
+    // The result's tree writes into the gradients of the vectors it reads directly (v[i]).
+    if constexpr (Expression<result>) call.touch(leaves_of<tree_of<result>>.vectors);
     // Where the sweep writes: a claimed gradient that others write into too is written into
     // only by its claimant's partials, the others into `deferred`.
     std::array<double, N> scalars{};

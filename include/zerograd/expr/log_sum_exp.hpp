@@ -69,6 +69,7 @@ auto log_sum_exp_of(frame<T>& f, const Trees&... trees) {
     // Every term -inf: the value is -inf (or NaN from a NaN term).
     record->value =
         top > T(-std::numeric_limits<double>::infinity()) ? top + log(record->total) : top;
+    f.touch((leaves_of<Trees> | ... | leaf_set{}).vectors);
     f.keep(record);
     return make(shared_expr<T>{record}, &f);
 }

@@ -277,14 +277,11 @@ namespace detail {
                       std::to_string(size));
 }
 
-/// v[i] of a vector expression: element i's scalar tree, its broadcast operands shared. Its
-/// sweep writes into the gradients of the vectors it reads, which the frame notes (a reduction
-/// that claimed one of them then leaves room for it).
+/// v[i] of a vector expression: element i's scalar tree, its broadcast operands shared.
 template <class Tree>
 ZG_INLINE constexpr auto element_at(const expression<Tree>& v, std::size_t i) {
     if (i >= v.tree.size()) [[unlikely]]
         throw_no_element(i, v.tree.size());
-    if (v.owner != nullptr) v.owner->touch(leaves_of<Tree>.vectors);
     return make(v.tree.template element<false, 0>(i), v.owner);
 }
 
