@@ -14,6 +14,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <new>
 #include <span>
@@ -297,6 +298,14 @@ public:
         }
         return true;
     }
+    /// What an empty map-reduce stands for (a sum over c < r at r = 0): a node of value 0, or
+    /// -inf for a log-sum-exp, in no list, whose adjoint nothing reads.
+    shared_base<T>* empty_reduction(bool log_sum_exp) {
+        shared_base<T>& node = log_sum_exp ? empty_log_sum_exp_ : empty_sum_;
+        node.value = log_sum_exp ? T(-std::numeric_limits<double>::infinity()) : T(0);
+        return &node;
+    }
+
     /// A new number for a gathering: the nodes it notes remember it.
     std::uint32_t next_gathering() { return ++gatherings_; }
 
@@ -312,6 +321,7 @@ private:
     shared_base<T>* scoped_last_ = nullptr;
     immediate_target* immediate_ = nullptr; // the innermost reduction swept as it is built
     std::uint32_t depth_ = 0, gatherings_ = 0;
+    shared_base<T> empty_sum_, empty_log_sum_exp_;
 };
 
 /// The frame of the zg::grad call in progress on this thread, for verbs with no expression to

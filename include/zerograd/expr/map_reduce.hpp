@@ -341,6 +341,7 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
     using record_type = mapped_record<T, E0>;
     using tree = typename record_type::tree;
     const std::size_t n = elements.size();
+    if (n == 0) return make(shared_expr<T>{f.empty_reduction(Kind == reduction_kind::log_sum_exp)}, &f);
     auto* record = ::new (f.template place<record_type>()) record_type;
     if (Kind == reduction_kind::sum && f.depth() == 0) {
         // Swept as built, into an accumulator.
