@@ -298,14 +298,6 @@ public:
         }
         return true;
     }
-    /// What an empty map-reduce stands for (a sum over c < r at r = 0): a node of value 0, or
-    /// -inf for a log-sum-exp, in no list, whose adjoint nothing reads.
-    shared_base<T>* empty_reduction(bool log_sum_exp) {
-        shared_base<T>& node = log_sum_exp ? empty_log_sum_exp_ : empty_sum_;
-        node.value = log_sum_exp ? T(-std::numeric_limits<double>::infinity()) : T(0);
-        return &node;
-    }
-
     /// A new number for a gathering: the nodes it notes remember it.
     std::uint32_t next_gathering() { return ++gatherings_; }
 
@@ -321,8 +313,15 @@ private:
     shared_base<T>* scoped_last_ = nullptr;
     immediate_target* immediate_ = nullptr; // the innermost reduction swept as it is built
     std::uint32_t depth_ = 0, gatherings_ = 0;
-    shared_base<T> empty_sum_, empty_log_sum_exp_;
 };
+
+/// What an empty map-reduce stands for (a sum over c < r at r = 0): a node of value 0, or -inf
+/// for a log-sum-exp, in no list, whose adjoint nothing reads (one per thread: uses add to it).
+template <class T>
+shared_base<T>* empty_reduction(bool log_sum_exp) {
+    thread_local shared_base<T> sum{}, log_sum{T(-std::numeric_limits<double>::infinity())};
+    return log_sum_exp ? &log_sum : &sum;
+}
 
 /// The frame of the zg::grad call in progress on this thread, for verbs with no expression to
 /// find it from (zg::sum over a range of integers).

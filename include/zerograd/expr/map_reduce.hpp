@@ -64,6 +64,16 @@ ZG_INLINE constexpr auto tree_from(const R& result) {
     else
         return constant_expr<T>{T(result)};
 }
+/// The same without a copy where fn gave an expression: the loop of a sum swept as it is built
+/// reads the tree where fn wrote it, since a copy read in wider pieces than it was written
+/// waits for the writes to reach memory, on every element.
+template <class T, class R>
+ZG_INLINE constexpr decltype(auto) tree_in(const R& result) {
+    if constexpr (Expression<R>)
+        return (result.tree);
+    else
+        return constant_expr<T>{T(result)};
+}
 
 /// What fn is called with for an element of Range: an element's expression for a vector
 /// expression, else the range's element (a double of data, an integer index).
@@ -96,12 +106,13 @@ struct elements_of {
     /// for_each for a sum swept as it is built, calling tidy() after the first element, and
     /// then after each element if the first made anything beside its tree (made() says), or
     /// else after each batch of `batch` elements, whose loop does nothing else; there, where
-    /// visit_two is not null, it takes two elements at a time.
+    /// visit_two is not null, it takes two elements at a time. visit(x, k) is called from one
+    /// place, so that the compiler inlines fn into it: a tree returned through memory and then
+    /// copied stalls the loop on every element.
     template <class T, class Visit, class VisitTwo, class Tidy, class Made>
     void for_each_tidily(frame<T>& f, std::size_t batch, Visit&& visit, VisitTwo&& visit_two,
                          Tidy&& tidy, Made&& made) const {
         const std::size_t n = size();
-        if (n == 0) return;
         auto it = std::ranges::begin(range_elements());
         const auto at = [&](std::size_t k) -> decltype(auto) {
             if constexpr (vector_expression<Range>)
@@ -109,32 +120,26 @@ struct elements_of {
             else
                 return *it;
         };
-        visit(at(0), 0, std::true_type{});
-        const bool careful = made();
-        tidy();
-        if (careful) {
-            for (std::size_t k = 1; k < n; ++k) {
-                if constexpr (!vector_expression<Range>) ++it;
-                visit(at(k), k, std::false_type{});
-                tidy();
-            }
-            return;
-        }
-        for (std::size_t begin = 1; begin < n; begin += batch) {
-            const std::size_t end = std::min(n, begin + batch);
-            std::size_t k = begin;
+        const auto next = [&](std::size_t k) {
+            if constexpr (!vector_expression<Range>)
+                if (k != 0) ++it;
+        };
+        bool careful = true; // the first element alone, then made() says
+        for (std::size_t k = 0; k < n;) {
+            const std::size_t end = careful ? k + 1 : std::min(n, k + batch);
             if constexpr (!std::is_null_pointer_v<std::remove_cvref_t<VisitTwo>>) {
-                for (; k + 1 < end; k += 2) {
-                    if constexpr (!vector_expression<Range>) ++it;
+                for (; !careful && k + 1 < end; k += 2) {
+                    next(k);
                     auto&& first = at(k);
-                    if constexpr (!vector_expression<Range>) ++it;
+                    next(k + 1);
                     visit_two(first, k, at(k + 1), k + 1);
                 }
             }
             for (; k < end; ++k) {
-                if constexpr (!vector_expression<Range>) ++it;
-                visit(at(k), k, std::false_type{});
+                next(k);
+                visit(at(k), k);
             }
+            if (k == 1) careful = made();
             tidy();
         }
     }
@@ -214,7 +219,6 @@ struct mapped_record : shared_base<T> {
         tree tree_of;
         values_of<tree> values;
     };
-    const accumulator<T>* swept = nullptr;
     [[no_unique_address]] parts_type parts;
     std::size_t count = 0;
     element* elements = nullptr;
@@ -240,9 +244,7 @@ struct mapped_record : shared_base<T> {
 
     template <bool Strong>
     void sweep_with(const T& adjoint, sweep_context<T>& context) const {
-        if (swept != nullptr) {
-            swept->template pass<Strong>(adjoint, context);
-        } else if (terms == nullptr) {
+        if (terms == nullptr) {
             sweep_elements<Strong>(context, [&](std::size_t) { return adjoint; });
         } else {
             const T scale = adjoint / total;
@@ -284,9 +286,8 @@ template <class T, class E0, class Elements, class Fn>
     loop_sink<T, leaves, 0, hoisted, sweep_context<T>> loop(context);
     const auto mark = f.scoped_position();
     T value(0);
-    const auto element = [&](auto&& x, std::size_t k, auto first) ZG_INLINE_LAMBDA {
-        return parts.template element<first>(
-            tree_from<T>(call_element(fn, std::forward<decltype(x)>(x), k)));
+    const auto element = [&](auto&& x, std::size_t k) ZG_INLINE_LAMBDA {
+        return parts.element(k, tree_from<T>(call_element(fn, std::forward<decltype(x)>(x), k)));
     };
     // Two elements at a time as one tree of pairs, where it has one (zerograd/expr/lanes.hpp).
     [[maybe_unused]] loop_sink<double_pair, leaves, 0, hoisted, sweep_context<T>> lanes(context);
@@ -294,8 +295,7 @@ template <class T, class E0, class Elements, class Fn>
     const auto two = [&] {
         if constexpr (pairable<tree>)
             return [&](auto&& x0, std::size_t k0, auto&& x1, std::size_t k1) ZG_INLINE_LAMBDA {
-                const auto e = paired<tree>::zip(element(x0, k0, std::false_type{}),
-                                                 element(x1, k1, std::false_type{}));
+                const auto e = paired<tree>::zip(element(x0, k0), element(x1, k1));
                 const auto values = evaluated(e);
                 lanes_value += value_at<0>(e, values.data());
                 backward<0>(e, values.data(), double_pair(1.0), lanes);
@@ -305,8 +305,10 @@ template <class T, class E0, class Elements, class Fn>
     }();
     elements.for_each_tidily(
         f, batch,
-        [&](auto&& x, std::size_t k, auto first) ZG_INLINE_LAMBDA {
-            const tree e = element(std::forward<decltype(x)>(x), k, first);
+        [&](auto&& x, std::size_t k) ZG_INLINE_LAMBDA {
+            const auto& result = call_element(fn, std::forward<decltype(x)>(x), k);
+            const auto& built = tree_in<T>(result);
+            decltype(auto) e = parts.element(k, built);
             const auto values = evaluated(e);
             value += value_at<0>(e, values.data());
             backward<0>(e, values.data(), T(1), loop);
@@ -333,6 +335,31 @@ template <class T, class E0, class Elements, class Fn>
 
 enum class reduction_kind { sum, log_sum_exp };
 
+} // namespace detail
+
+/// A map-reduce in the tree that uses it: a sum swept as it was built, whose sweep scales what
+/// its accumulator kept, or a record of the frame that kept its elements (swept after all its
+/// uses, with the nodes its elements made). One type for both, as a call site may run at either
+/// depth.
+template <class T>
+struct mapped_expr {
+    using value_type = T;
+    static constexpr std::string_view name = "map-reduce";
+    T value;
+    const detail::accumulator<T>* swept;
+    shared_base<T>* record; // where it kept its elements
+
+    template <bool Strong, class Sink>
+    ZG_INLINE constexpr void backward(const T& adjoint, Sink& sink) const {
+        if (swept != nullptr)
+            swept->template pass<Strong>(adjoint, sink);
+        else
+            sink.shared(*record, adjoint);
+    }
+};
+
+namespace detail {
+
 /// Builds the map-reduce of fn over the elements: see the comment at the top.
 template <reduction_kind Kind, class T, class Elements, class Fn>
 auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
@@ -341,20 +368,25 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
     using record_type = mapped_record<T, E0>;
     using tree = typename record_type::tree;
     const std::size_t n = elements.size();
-    if (n == 0) return make(shared_expr<T>{f.empty_reduction(Kind == reduction_kind::log_sum_exp)}, &f);
-    auto* record = ::new (f.template place<record_type>()) record_type;
+    if (n == 0) {
+        shared_base<T>* empty = empty_reduction<T>(Kind == reduction_kind::log_sum_exp);
+        return make(mapped_expr<T>{empty->value, nullptr, empty}, &f);
+    }
     if (Kind == reduction_kind::sum && f.depth() == 0) {
         // Swept as built, into an accumulator.
         auto* swept =
             ::new (f.template scratch<accumulator<T>>(1)) accumulator<T>(f, leaves_of<E0>.vectors);
         sweep_context<T> context = swept->context();
+        T value;
         {
             typename frame<T>::element_scope scope(f, swept);
-            record->value = sweep_as_built<T, E0>(f, elements, fn, context);
+            value = sweep_as_built<T, E0>(f, elements, fn, context);
         }
         swept->collect();
-        record->swept = swept;
-    } else {
+        return make(mapped_expr<T>{value, swept, nullptr}, &f);
+    }
+    auto* record = ::new (f.template place<record_type>()) record_type;
+    {
         // Kept: each element's tree and values, swept when the adjoint arrives.
         record->count = n;
         auto* kept = record->elements = f.template scratch<typename record_type::element>(n);
@@ -363,8 +395,8 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
         {
             typename frame<T>::element_scope scope(f, nullptr);
             elements.for_each(f, [&](auto&& x, std::size_t k) {
-                ::new (&kept[k].tree_of) tree(record->parts.element(
-                    k, tree_from<T>(call_element(fn, std::forward<decltype(x)>(x), k))));
+                const auto& result = call_element(fn, std::forward<decltype(x)>(x), k);
+                ::new (&kept[k].tree_of) tree(record->parts.element(k, tree_in<T>(result)));
                 kept[k].values = evaluated(kept[k].tree_of);
                 sum += value_at<0>(kept[k].tree_of, kept[k].values.data());
             });
@@ -394,7 +426,7 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
     // passes over them to the node before, as the record sweeps them (sweep_node), so that each
     // is visited once however deep the nesting.
     if (f.depth() > 0) record->previous = record->scope_stop;
-    return make(shared_expr<T>{record}, &f);
+    return make(mapped_expr<T>{record->value, nullptr, record}, &f);
 }
 
 template <reduction_kind Kind, class Range, class Fn>

@@ -61,8 +61,8 @@ constexpr std::size_t weight() {
 template <class Tree>
 inline constexpr bool worth_sharing = !vector_node<Tree> && weight<Tree>() >= 2;
 
-/// e kept once in its frame: the record e stands for, where it is a reduction's, else a new
-/// shared node.
+/// e kept once in its frame: the record e stands for, where it is one (a map-reduce that kept
+/// its elements), else a new shared node.
 template <class Tree>
 constexpr shared_base<typename Tree::value_type>* kept_node(const expression<Tree>& e) {
     if constexpr (requires { e.tree.record; })

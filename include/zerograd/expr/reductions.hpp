@@ -161,24 +161,6 @@ struct vector_reduction : shared_base<typename V::value_type> {
     }
 };
 
-/// The sum of a vector's elements; its sweep passes the adjoint to every element. Swept as
-/// built, its one pass over the elements gives the value too.
-template <class V>
-struct sum_record : vector_reduction<sum_record<V>, V> {
-    static constexpr std::string_view name = "sum";
-    using typename vector_reduction<sum_record<V>, V>::value_type;
-
-    sum_record(const V& vector, frame<value_type>& owner)
-        : vector_reduction<sum_record, V>(vector) {
-        if (!this->sweep_now(owner, this->value)) this->value = detail::sum_of_elements(this->v);
-    }
-    template <bool Strong, class Sink>
-    value_type sweep_partials(const value_type& adjoint, Sink& sink) const {
-        return detail::sweep_elements<Strong>(
-            this->v, sink, [&](std::size_t, const value_type&) { return adjoint; });
-    }
-};
-
 /// The product of a vector's elements. The partial by element k is the product of the elements
 /// before it (kept while building) times those after it (gathered by a backward pass), exact
 /// when elements are zero and without a division.
@@ -255,45 +237,40 @@ auto reduce(const E& v, std::string_view call) {
 }
 } // namespace detail
 
-/// zg::sum of a vector expression as a node. Outside element functions the sum is a record of
-/// the frame (which may claim the gradients and sweep as it is built), and the node stands for
-/// it. Inside one, whose element is swept right after it is built, the node is all there is: it
-/// holds the vector and its sum, and its sweep walks the elements, inlined into the element's.
+/// zg::sum of a vector expression as a node of the tree that uses it. Outside element functions
+/// it may claim the gradients of the vectors it reads (see begin_accumulating): then it sweeps
+/// its elements as it is built, into an accumulator, and its own sweep scales what that kept.
+/// Otherwise it holds the vector, and its sweep walks the elements, inlined into the tree's.
 /// (One type for both, as a call site may run at either depth.)
 template <class V>
 struct summed_expr {
     using value_type = typename V::value_type;
     static constexpr std::string_view name = "sum";
-    static constexpr leaf_set leaves = leaves_of<V>;
-    V v; // inside element functions
+    // Its sweep adds into the scalar arguments directly; the vectors it notes when it is built.
+    static constexpr leaf_set leaves{leaves_of<V>.scalars, 0};
+    V v;
     value_type value;
-    shared_base<value_type>* record; // outside
+    const detail::accumulator<value_type>* swept; // where it claimed, else null
 
     template <bool Strong, class Sink>
     ZG_INLINE constexpr void backward(const value_type& adjoint, Sink& sink) const {
-        if (record != nullptr)
-            sink.shared(*record, adjoint);
+        if (swept != nullptr)
+            swept->template pass<Strong>(adjoint, sink);
         else
             detail::sweep_elements<Strong>(v, sink,
                                            [&](std::size_t, const value_type&) { return adjoint; });
     }
 };
 
-template <class V>
-void describe_end(const summed_expr<V>& s, described_node& d) {
-    if (s.record != nullptr)
-        d.shared = s.record;
-    else
-        d.label = "sum";
-}
-
 namespace detail {
-/// The record of a sum outside element functions.
+/// The sum of v swept as it is built, into `into`, which then holds the partials (for adjoint 1).
 template <class V, class T>
-[[gnu::noinline]] shared_base<T>* sum_record_of(const V& v, frame<T>& owner) {
-    auto* record = ::new (owner.template place<sum_record<V>>()) sum_record<V>(v, owner);
-    owner.keep(record);
-    return record;
+[[gnu::noinline]] T accumulated_sum(const V& v, accumulator<T>& into) {
+    auto context = into.context();
+    const T total =
+        sweep_elements<false>(v, context, [](std::size_t, const T&) { return T(1); });
+    into.collect();
+    return total;
 }
 } // namespace detail
 
@@ -303,15 +280,15 @@ ZG_INLINE auto sum(const V& v) {
     using tree = tree_of<V>;
     using T = typename tree::value_type;
     frame<T>& owner = detail::frame_for(v, "sum");
-    if (owner.depth() == 0) {
-        shared_base<T>* record = detail::sum_record_of(v.tree, owner);
-        return detail::make(summed_expr<tree>{v.tree, record->value, record}, &owner);
-    }
+    if (detail::accumulator<T>* into = detail::begin_accumulating<tree>(owner))
+        return detail::make(summed_expr<tree>{v.tree, detail::accumulated_sum(v.tree, *into), into},
+                            &owner);
     owner.touch(leaves_of<tree>.vectors);
-    summed_expr<tree> node{detail::stabilized(v.tree, owner), T(0), nullptr};
-    for (std::size_t k = 0; k < node.v.size(); ++k)
-        node.value += detail::element_value(node.v, k);
-    return detail::make(node, &owner);
+    T total(0);
+    for (std::size_t k = 0; k < v.tree.size(); ++k)
+        total += detail::element_value(v.tree, k);
+    return detail::make(summed_expr<tree>{detail::stabilized(v.tree, owner), total, nullptr},
+                        &owner);
 }
 
 /// The product of a vector's elements.

@@ -207,7 +207,7 @@ constexpr bool may_be_fragile() {
 /// The vector tree with its fragile data copied into the frame, for a sweep after the lambda
 /// returns.
 template <class Node, class T>
-constexpr Node stabilized(const Node& node, frame<T>& f) {
+ZG_INLINE constexpr Node stabilized(const Node& node, frame<T>& f) {
     if constexpr (!vector_node<Node> || !may_be_fragile<Node>()) {
         return node;
     } else if constexpr (requires { node.fragile; }) {
