@@ -183,18 +183,21 @@ int check_cases(std::vector<sized_case> cases) {
 }
 
 int probe_memory(const std::vector<sized_case>& cases, const std::string& benchmark) {
-    for (const sized_case& c : cases)
-        for (const mode& m : c.modes) {
-            if (benchmark_name(c, m.name) != benchmark) continue;
+    for (const sized_case& c : cases) {
+        const auto probe = [&](const gradient_function& run) {
             std::vector<double> g;
             allocating(c)(c.x, g);
             const long before = resident_bytes();
-            m.run(c.x, g);
+            run(c.x, g);
             rusage usage{};
             getrusage(RUSAGE_SELF, &usage);
             std::printf("%ld\n", std::max(0L, usage.ru_maxrss * 1024 - before));
             return 0;
-        }
+        };
+        if (benchmark_name(c, "hand") == benchmark) return probe(c.hand);
+        for (const mode& m : c.modes)
+            if (benchmark_name(c, m.name) == benchmark) return probe(m.run);
+    }
     std::fprintf(stderr, "no benchmark %s\n", benchmark.c_str());
     return 1;
 }

@@ -114,31 +114,29 @@ struct elements_of {
                          Tidy&& tidy, Made&& made) const {
         const std::size_t n = size();
         auto it = std::ranges::begin(range_elements());
-        const auto at = [&](std::size_t k) -> decltype(auto) {
-            if constexpr (vector_expression<Range>)
+        // Element k, read in order: the iterator moves past it.
+        const auto take = [&](std::size_t k) -> decltype(auto) {
+            if constexpr (vector_expression<Range>) {
                 return make(range.tree.template element<false, 0>(k), &f);
-            else
-                return *it;
-        };
-        const auto next = [&](std::size_t k) {
-            if constexpr (!vector_expression<Range>)
-                if (k != 0) ++it;
+            } else if constexpr (std::ranges::contiguous_range<const Range&>) {
+                return std::ranges::data(range)[k];
+            } else {
+                std::ranges::range_value_t<const Range&> x = *it;
+                ++it;
+                return x;
+            }
         };
         bool careful = true; // the first element alone, then made() says
         for (std::size_t k = 0; k < n;) {
             const std::size_t end = careful ? k + 1 : std::min(n, k + batch);
             if constexpr (!std::is_null_pointer_v<std::remove_cvref_t<VisitTwo>>) {
                 for (; !careful && k + 1 < end; k += 2) {
-                    next(k);
-                    auto&& first = at(k);
-                    next(k + 1);
-                    visit_two(first, k, at(k + 1), k + 1);
+                    auto&& first = take(k);
+                    visit_two(first, k, take(k + 1), k + 1);
                 }
             }
-            for (; k < end; ++k) {
-                next(k);
-                visit(at(k), k);
-            }
+            for (; k < end; ++k)
+                visit(take(k), k);
             if (k == 1) careful = made();
             tidy();
         }
@@ -286,16 +284,18 @@ template <class T, class E0, class Elements, class Fn>
     loop_sink<T, leaves, 0, hoisted, sweep_context<T>> loop(context);
     const auto mark = f.scoped_position();
     T value(0);
-    const auto element = [&](auto&& x, std::size_t k) ZG_INLINE_LAMBDA {
-        return parts.element(k, tree_from<T>(call_element(fn, std::forward<decltype(x)>(x), k)));
-    };
     // Two elements at a time as one tree of pairs, where it has one (zerograd/expr/lanes.hpp).
     [[maybe_unused]] loop_sink<double_pair, leaves, 0, hoisted, sweep_context<T>> lanes(context);
     [[maybe_unused]] double_pair lanes_value(0.0);
     const auto two = [&] {
         if constexpr (pairable<tree>)
             return [&](auto&& x0, std::size_t k0, auto&& x1, std::size_t k1) ZG_INLINE_LAMBDA {
-                const auto e = paired<tree>::zip(element(x0, k0), element(x1, k1));
+                // Never the first element: the hoisted parts are evaluated by then.
+                const auto& result0 = call_element(fn, std::forward<decltype(x0)>(x0), k0);
+                const auto& result1 = call_element(fn, std::forward<decltype(x1)>(x1), k1);
+                const auto e =
+                    paired<tree>::zip(parts.template element<false>(tree_in<T>(result0)),
+                                      parts.template element<false>(tree_in<T>(result1)));
                 const auto values = evaluated(e);
                 lanes_value += value_at<0>(e, values.data());
                 backward<0>(e, values.data(), double_pair(1.0), lanes);
