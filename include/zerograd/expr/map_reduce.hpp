@@ -114,29 +114,31 @@ struct elements_of {
                          Tidy&& tidy, Made&& made) const {
         const std::size_t n = size();
         auto it = std::ranges::begin(range_elements());
-        // Element k, read in order: the iterator moves past it.
-        const auto take = [&](std::size_t k) -> decltype(auto) {
-            if constexpr (vector_expression<Range>) {
+        // Element k: `it` stands at it until the loop moves on.
+        const auto at = [&](std::size_t k) -> decltype(auto) {
+            if constexpr (vector_expression<Range>)
                 return make(range.tree.template element<false, 0>(k), &f);
-            } else if constexpr (std::ranges::contiguous_range<const Range&>) {
-                return std::ranges::data(range)[k];
-            } else {
-                std::ranges::range_value_t<const Range&> x = *it;
-                ++it;
-                return x;
-            }
+            else
+                return *it;
+        };
+        const auto move_on = [&] {
+            if constexpr (!vector_expression<Range>) ++it;
         };
         bool careful = true; // the first element alone, then made() says
         for (std::size_t k = 0; k < n;) {
             const std::size_t end = careful ? k + 1 : std::min(n, k + batch);
             if constexpr (!std::is_null_pointer_v<std::remove_cvref_t<VisitTwo>>) {
                 for (; !careful && k + 1 < end; k += 2) {
-                    auto&& first = take(k);
-                    visit_two(first, k, take(k + 1), k + 1);
+                    auto&& first = at(k);
+                    move_on();
+                    visit_two(first, k, at(k + 1), k + 1);
+                    move_on();
                 }
             }
-            for (; k < end; ++k)
-                visit(take(k), k);
+            for (; k < end; ++k) {
+                visit(at(k), k);
+                move_on();
+            }
             if (k == 1) careful = made();
             tidy();
         }
