@@ -35,34 +35,35 @@ inline std::string number(double x) {
 
 } // namespace detail
 
-/// Describes the node whose slots start at At into `out`, operands first; returns its index.
-template <std::size_t At, class Node, class T>
+/// Describes the node whose slots start at `values` into `out`, operands first; returns its
+/// index.
+template <class Node, class T>
 std::size_t describe(const Node& node, const T* values, description& out) {
     using zg::detail::primal;
     described_node d;
     if constexpr (requires { node.l; }) {
-        constexpr std::size_t r_at = At + slot_count<decltype(node.l)>;
-        const T& l = value_at<At>(node.l, values);
-        const T& r = value_at<r_at>(node.r, values);
-        const T& y = values[r_at + slot_count<decltype(node.r)>];
+        const T* r_values = values + slot_count<decltype(node.l)>;
+        const T& l = value_at(node.l, values);
+        const T& r = value_at(node.r, r_values);
+        const T& y = r_values[slot_count<decltype(node.r)>];
         d.label = std::string(node.op.name);
-        const std::size_t left = describe<At>(node.l, values, out);
-        const std::size_t right = describe<r_at>(node.r, values, out);
+        const std::size_t left = describe(node.l, values, out);
+        const std::size_t right = describe(node.r, r_values, out);
         d.children = {{left, primal(node.op.dl(l, r, y))}, {right, primal(node.op.dr(l, r, y))}};
     } else if constexpr (requires { node.op; }) {
-        const T& x = value_at<At>(node.a, values);
-        const T& y = values[At + slot_count<decltype(node.a)>];
+        const T& x = value_at(node.a, values);
+        const T& y = values[slot_count<decltype(node.a)>];
         d.label = std::string(node.op.name);
-        d.children = {{describe<At>(node.a, values, out), primal(node.op.dx(x, y))}};
+        d.children = {{describe(node.a, values, out), primal(node.op.dx(x, y))}};
     } else if constexpr (requires { node.first; }) {
         d.label = node.first ? "select (first)" : "select (second)";
-        const std::size_t a = describe<At>(node.a, values, out);
-        const std::size_t b = describe<At + slot_count<decltype(node.a)>>(node.b, values, out);
+        const std::size_t a = describe(node.a, values, out);
+        const std::size_t b = describe(node.b, values + slot_count<decltype(node.a)>, out);
         d.children = {{a, node.first ? 1.0 : 0.0}, {b, node.first ? 0.0 : 1.0}};
     } else {
         describe_end(node, d);
     }
-    d.value = detail::number(primal(value_at<At>(node, values)));
+    d.value = detail::number(primal(value_at(node, values)));
     out.push_back(std::move(d));
     return out.size() - 1;
 }

@@ -172,7 +172,8 @@ inline constexpr bool is_operation<select_expr<A, B>> = true;
 
 // ---- Values -------------------------------------------------------------------------------------
 // A tree's values live in an array: each operation takes one slot after its operands' slots
-// (post-order), so the node at slot offset `At` finds its own value at At + slot_count - 1. Ends
+// (post-order), so a node whose slots start at `values` finds its own value at
+// values[slot_count - 1]. Ends
 // (leaves, constants, shared uses, reductions) hold their value themselves.
 
 template <class Node>
@@ -188,36 +189,39 @@ inline constexpr std::size_t slot_count<select_expr<A, B>> = slot_count<A> + slo
 template <class Tree>
 using values_of = std::array<typename Tree::value_type, slot_count<Tree> + (slot_count<Tree> == 0)>;
 
-/// The value of the node whose slots start at At.
-template <std::size_t At, class Node, class T>
+// The functions below take `values` pointing at the node's first slot, so that their
+// instantiations follow the node types, not the positions of nodes in a tree.
+
+/// The value of the node whose slots start at `values`.
+template <class Node, class T>
 ZG_INLINE constexpr const T& value_at(const Node& node, const T* values) {
     if constexpr (slot_count < Node >> 0)
-        return values[At + slot_count<Node> - 1];
+        return values[slot_count<Node> - 1];
     else if constexpr (requires { node.node->value; })
         return node.node->value; // a shared subexpression
     else
         return node.value;
 }
 
-/// Computes the values of the tree's operations into values[At], values[At + 1], ...
-template <std::size_t At, class Node, class T>
+/// Computes the values of the tree's operations into values[0], values[1], ...
+template <class Node, class T>
 ZG_INLINE constexpr void evaluate(const Node& node, T* values) {
     if constexpr (requires { node.l; }) {
-        constexpr std::size_t r_at = At + slot_count<decltype(node.l)>;
-        evaluate<At>(node.l, values);
-        evaluate<r_at>(node.r, values);
-        values[r_at + slot_count<decltype(node.r)>] = zg::detail::checked_value(
-            node.op, value_at<At>(node.l, values), value_at<r_at>(node.r, values));
+        T* r_values = values + slot_count<decltype(node.l)>;
+        evaluate(node.l, values);
+        evaluate(node.r, r_values);
+        r_values[slot_count<decltype(node.r)>] = zg::detail::checked_value(
+            node.op, value_at(node.l, values), value_at(node.r, r_values));
     } else if constexpr (requires { node.op; }) {
-        evaluate<At>(node.a, values);
-        values[At + slot_count<decltype(node.a)>] =
-            zg::detail::checked_value(node.op, value_at<At>(node.a, values));
+        evaluate(node.a, values);
+        values[slot_count<decltype(node.a)>] =
+            zg::detail::checked_value(node.op, value_at(node.a, values));
     } else if constexpr (requires { node.first; }) {
-        constexpr std::size_t b_at = At + slot_count<decltype(node.a)>;
-        evaluate<At>(node.a, values);
-        evaluate<b_at>(node.b, values);
-        values[b_at + slot_count<decltype(node.b)>] =
-            node.first ? value_at<At>(node.a, values) : value_at<b_at>(node.b, values);
+        T* b_values = values + slot_count<decltype(node.a)>;
+        evaluate(node.a, values);
+        evaluate(node.b, b_values);
+        b_values[slot_count<decltype(node.b)>] =
+            node.first ? value_at(node.a, values) : value_at(node.b, b_values);
     }
 }
 
@@ -225,7 +229,7 @@ ZG_INLINE constexpr void evaluate(const Node& node, T* values) {
 template <class Tree>
 ZG_INLINE constexpr values_of<Tree> evaluated(const Tree& tree) {
     values_of<Tree> values{};
-    evaluate<0>(tree, values.data());
+    evaluate(tree, values.data());
     return values;
 }
 
@@ -344,7 +348,7 @@ struct expression {
     /// The forward value (evaluated on each call: trees are evaluated lazily).
     ZG_INLINE constexpr value_type value() const requires(!vector_node<Tree>) {
         if constexpr (slot_count<Tree> == 0) {
-            return value_at<0>(tree, static_cast<const value_type*>(nullptr));
+            return value_at(tree, static_cast<const value_type*>(nullptr));
         } else {
             const auto values = evaluated(tree);
             return values[slot_count<Tree> - 1];

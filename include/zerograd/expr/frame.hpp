@@ -147,12 +147,12 @@ public:
                                       : scoped_allocate(sizeof(shared_node<Tree>));
             node = ::new (memory) shared_node<Tree>(tree);
         }
-        evaluate<0>(tree, node->values.data());
-        node->value = value_at<0>(tree, node->values.data());
+        evaluate(tree, node->values.data());
+        node->value = value_at(tree, node->values.data());
         node->sweep = &sweep_shared<Tree>;
         node->describe = [](const shared_base<T>& base, description& out) {
             const auto& n = static_cast<const shared_node<Tree>&>(base);
-            return expr::describe<0>(n.tree, n.values.data(), out);
+            return expr::describe(n.tree, n.values.data(), out);
         };
         node->persistent = depth == 0;
         shared_base<T>*& last = depth == 0 ? persistent_last_ : scoped_last_;

@@ -81,9 +81,9 @@ template <class R, class T>
 ZG_INLINE constexpr T value_and_sweep(const R& y, frame<T>& call, sweep_context<T>& context) {
     if constexpr (Expression<R>) {
         const auto values = evaluated(y.tree);
-        backward<0>(y.tree, values.data(), T(1), context);
+        backward(y.tree, values.data(), T(1), context);
         sweep_list(call.persistent_last(), static_cast<shared_base<T>*>(nullptr), context);
-        return value_at<0>(y.tree, values.data());
+        return value_at(y.tree, values.data());
     } else {
         return T(y);
     }

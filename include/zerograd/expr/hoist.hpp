@@ -176,7 +176,7 @@ struct hoisted_parts<T, E0, true> {
             parts.emplace(hana::transform(hoist::parts(e), evaluated_part));
             std::size_t j = 0;
             hana::for_each(
-                *parts, [&](const auto& p) { values[j++] = value_at<0>(p.tree, p.values.data()); });
+                *parts, [&](const auto& p) { values[j++] = value_at(p.tree, p.values.data()); });
         }
         return hoist::build(e, values.data());
     }
@@ -186,7 +186,7 @@ struct hoisted_parts<T, E0, true> {
     void sweep(const std::array<T, count>& adjoints, Sink& sink) const {
         std::size_t j = 0;
         hana::for_each(*parts, [&](const auto& p) {
-            sweep_at<0>(p.tree, p.values.data(), adjoints[j++], sink);
+            sweep_at(p.tree, p.values.data(), adjoints[j++], sink);
         });
     }
 };

@@ -38,7 +38,7 @@ struct log_sum_exp_of_terms : shared_base<T> {
     void sweep_with(const T& adjoint, sweep_context<T>& context) const {
         const T scale = adjoint / total;
         [&]<std::size_t... I>(std::index_sequence<I...>) {
-            (expr::backward<0, Strong>(std::get<I>(trees), std::get<I>(values).data(),
+            (expr::backward<Strong>(std::get<I>(trees), std::get<I>(values).data(),
                                        Strong ? zg::detail::chain(adjoint, exponentials[I] / total)
                                               : scale * exponentials[I],
                                        context),
@@ -56,7 +56,7 @@ auto log_sum_exp_of(frame<T>& f, const Trees&... trees) {
     auto* record = ::new (f.template place<record_type>()) record_type(trees...);
     std::array<T, sizeof...(Trees)> terms{};
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-        ((terms[I] = value_at<0>(std::get<I>(record->trees), std::get<I>(record->values).data())),
+        ((terms[I] = value_at(std::get<I>(record->trees), std::get<I>(record->values).data())),
          ...);
     }
     (std::index_sequence_for<Trees...>{});

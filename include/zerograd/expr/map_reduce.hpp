@@ -262,7 +262,7 @@ struct mapped_record : shared_base<T> {
     void sweep_elements(sweep_context<T>& context, AdjointOf adjoint_of) const {
         loop_sink<T, leaves_of<tree>.scalars, 0, parts_type::count, sweep_context<T>> loop(context);
         for (std::size_t k = 0; k < count; ++k)
-            backward<0, Strong>(elements[k].tree_of, elements[k].values.data(), adjoint_of(k),
+            backward<Strong>(elements[k].tree_of, elements[k].values.data(), adjoint_of(k),
                                 loop);
         loop.finish();
         parts.sweep(loop.hoisted_totals, context);
@@ -299,8 +299,8 @@ template <class T, class E0, class Elements, class Fn>
                     paired<tree>::zip(parts.template element<false>(tree_in<T>(result0)),
                                       parts.template element<false>(tree_in<T>(result1)));
                 const auto values = evaluated(e);
-                lanes_value += value_at<0>(e, values.data());
-                backward<0>(e, values.data(), double_pair(1.0), lanes);
+                lanes_value += value_at(e, values.data());
+                backward(e, values.data(), double_pair(1.0), lanes);
             };
         else
             return nullptr;
@@ -312,8 +312,8 @@ template <class T, class E0, class Elements, class Fn>
             const auto& built = tree_in<T>(result);
             decltype(auto) e = parts.element(k, built);
             const auto values = evaluated(e);
-            value += value_at<0>(e, values.data());
-            backward<0>(e, values.data(), T(1), loop);
+            value += value_at(e, values.data());
+            backward(e, values.data(), T(1), loop);
         },
         two,
         [&] {
@@ -400,7 +400,7 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
                 const auto& result = call_element(fn, std::forward<decltype(x)>(x), k);
                 ::new (&kept[k].tree_of) tree(record->parts.element(k, tree_in<T>(result)));
                 kept[k].values = evaluated(kept[k].tree_of);
-                sum += value_at<0>(kept[k].tree_of, kept[k].values.data());
+                sum += value_at(kept[k].tree_of, kept[k].values.data());
             });
         }
         record->scope_last = f.scoped_last();
@@ -410,7 +410,7 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
         } else {
             using std::exp, std::log;
             const auto term = [&](std::size_t k) {
-                return value_at<0>(kept[k].tree_of, kept[k].values.data());
+                return value_at(kept[k].tree_of, kept[k].values.data());
             };
             T top(-std::numeric_limits<double>::infinity());
             for (std::size_t k = 0; k < n; ++k)

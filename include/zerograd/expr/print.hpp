@@ -50,7 +50,7 @@ printed_tree print_tree(const built_expression<E, N>& e) {
     std::map<const void*, double> gathered;
     if constexpr (Expression<E>) {
         const auto values = evaluated(e.expression.tree);
-        const std::size_t root = describe<0>(e.expression.tree, values.data(), printed.nodes);
+        const std::size_t root = describe(e.expression.tree, values.data(), printed.nodes);
         printed.propagate(0, root, 1.0, gathered);
         printed.roots.push_back(root);
     }

@@ -28,7 +28,7 @@ template <class V>
 ZG_INLINE constexpr typename V::value_type element_value(const V& v, std::size_t k) {
     const auto e = v.template element<true, 0>(k);
     const auto values = evaluated(e);
-    return value_at<0>(e, values.data());
+    return value_at(e, values.data());
 }
 
 /// Sweeps every element of v with the adjoint `adjoint_of(k, element value)`, then each
@@ -44,9 +44,9 @@ constexpr typename V::value_type sweep_elements(const V& v, Sink& sink, AdjointO
         const std::size_t k = Reversed ? n - 1 - i : i;
         const auto e = v.template element<true, 0>(k);
         const auto values = evaluated(e);
-        const T& value = value_at<0>(e, values.data());
+        const T& value = value_at(e, values.data());
         total += value;
-        backward<0, Strong>(e, values.data(), adjoint_of(k, value), loop);
+        backward<Strong>(e, values.data(), adjoint_of(k, value), loop);
     }
     loop.finish();
     v.template pass_broadcasts<0>(loop.broadcasts.data(), sink);

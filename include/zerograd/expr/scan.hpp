@@ -71,12 +71,12 @@ struct recurrence : shared_base<T> {
         for (std::size_t t = r.length; t-- > 1;) {
             const T adjoint = std::exchange(r.adjoints[t], T(0)) + std::exchange(sink.carry, T(0));
             sink.previous = r.adjoints + t - 1;
-            sweep_at<0>(r.steps[t - 1], r.step_values[t - 1].data(), adjoint, sink);
+            sweep_at(r.steps[t - 1], r.step_values[t - 1].data(), adjoint, sink);
             if (r.scope_ends[t] != r.scope_ends[t - 1]) [[unlikely]]
                 sweep_list(r.scope_ends[t], r.scope_ends[t - 1], context);
         }
         const T adjoint = std::exchange(r.adjoints[0], T(0)) + sink.carry;
-        sweep_at<0>(*r.first, r.first_values.data(), adjoint, sink);
+        sweep_at(*r.first, r.first_values.data(), adjoint, sink);
         if (r.scope_ends[0] != r.scope_stop) sweep_list(r.scope_ends[0], r.scope_stop, context);
         sink.finish();
     }
@@ -143,7 +143,7 @@ struct row_recurrence : shared_base<T> {
                 totals[i] += times(row[2 + i]);
             const auto e = r.v.template element<true, 0>(t);
             const auto values = evaluated(e);
-            sweep_at<0>(e, values.data(), times(row[1]), loop);
+            sweep_at(e, values.data(), times(row[1]), loop);
         }
         loop.finish();
         r.v.template pass_broadcasts<0>(loop.broadcasts.data(), context);
@@ -226,8 +226,8 @@ auto scan_rows(frame<T>& f, const V& v, First& first, Step& step) {
             const auto swept = [&](const auto& tree) {
                 const auto values = evaluated(tree);
                 typename record::row_sink sink{row};
-                backward<0>(tree, values.data(), T(1), sink);
-                return value_at<0>(tree, values.data());
+                backward(tree, values.data(), T(1), sink);
+                return value_at(tree, values.data());
             };
             if (t == 0)
                 state = swept(tree_from<T>(first(vt)));
@@ -270,14 +270,14 @@ auto scan_trees(frame<T>& f, const V& v, First& first, Step& step) {
         };
         r->first.emplace(tree_from<T>(first(element_at(0))));
         r->first_values = evaluated(*r->first);
-        r->states[0] = value_at<0>(*r->first, r->first_values.data());
+        r->states[0] = value_at(*r->first, r->first_values.data());
         r->scope_ends[0] = f.scoped_last();
         T state = r->states[0];
         for (std::size_t t = 1; t < n; ++t) {
             const input previous{slot_expr<T>{state, r->adjoints + t - 1}, &f, depth + 1};
             const step_tree s = tree_from<T>(step(previous, element_at(t)));
             const values_of<step_tree> values = evaluated(s);
-            state = value_at<0>(s, values.data());
+            state = value_at(s, values.data());
             ::new (r->steps + t - 1) step_tree(s);
             r->step_values[t - 1] = values;
             r->states[t] = state;

@@ -40,53 +40,52 @@ ZG_INLINE constexpr void backward_end(const Node& node, const T& adjoint, Sink& 
 // ---- The chain rule -----------------------------------------------------------------------------
 
 /// Adds `adjoint` times each local partial into the node's operands, recursively: the node's
-/// slots start at At in `values`. Strong: the node is below an operation whose partials may be
+/// slots start at `values`. Strong: the node is below an operation whose partials may be
 /// infinite (zg::unbounded_partials), so the adjoint may be infinite and a zero partial must
 /// still give zero; elsewhere a plain product gives the same.
-template <std::size_t At, bool Strong = false, class Node, class T, class Sink>
+template <bool Strong = false, class Node, class T, class Sink>
 ZG_INLINE constexpr void backward(const Node& node, const T* values, const T& adjoint, Sink& sink) {
     if constexpr (requires { node.l; }) {
         using L = decltype(node.l);
         using R = decltype(node.r);
-        constexpr std::size_t r_at = At + slot_count<L>;
+        const T* r_values = values + slot_count<L>;
         constexpr bool strong = Strong || detail::unbounded<decltype(node.op)>;
-        const T& l = value_at<At>(node.l, values);
-        const T& r = value_at<r_at>(node.r, values);
-        const T& y = values[r_at + slot_count<R>];
+        const T& l = value_at(node.l, values);
+        const T& r = value_at(node.r, r_values);
+        const T& y = r_values[slot_count<R>];
         // A constant side needs no partial: for pow(x, 2.5) that saves a log.
         if constexpr (!is_constant<L>)
-            backward<At, strong>(node.l, values,
-                                 detail::times<strong>(adjoint, node.op.dl(l, r, y)), sink);
+            backward<strong>(node.l, values, detail::times<strong>(adjoint, node.op.dl(l, r, y)),
+                             sink);
         if constexpr (!is_constant<R>)
-            backward<r_at, strong>(node.r, values,
-                                   detail::times<strong>(adjoint, node.op.dr(l, r, y)), sink);
+            backward<strong>(node.r, r_values,
+                             detail::times<strong>(adjoint, node.op.dr(l, r, y)), sink);
     } else if constexpr (requires { node.op; }) {
         constexpr bool strong = Strong || detail::unbounded<decltype(node.op)>;
-        const T& x = value_at<At>(node.a, values);
-        const T& y = values[At + slot_count<decltype(node.a)>];
-        backward<At, strong>(node.a, values, detail::times<strong>(adjoint, node.op.dx(x, y)),
-                             sink);
+        const T& x = value_at(node.a, values);
+        const T& y = values[slot_count<decltype(node.a)>];
+        backward<strong>(node.a, values, detail::times<strong>(adjoint, node.op.dx(x, y)), sink);
     } else if constexpr (requires { node.first; }) {
         if (node.first)
-            backward<At, Strong>(node.a, values, adjoint, sink);
+            backward<Strong>(node.a, values, adjoint, sink);
         else
-            backward<At + slot_count<decltype(node.a)>, Strong>(node.b, values, adjoint, sink);
+            backward<Strong>(node.b, values + slot_count<decltype(node.a)>, adjoint, sink);
     } else {
         backward_end<Strong>(node, adjoint, sink);
     }
 }
 
-/// The sweep of a tree (slots from At) with an adjoint gathered from several uses. A zero
-/// adjoint passes nothing, as in the tape: nothing depends on the tree, and an overflowed
-/// partial in it (x / 1e-200) must not make 0 times infinity; an infinite one may have come
-/// through an unbounded partial, so its products are strong.
-template <std::size_t At, class Node, class T, class Sink>
+/// The sweep of a tree with an adjoint gathered from several uses. A zero adjoint passes
+/// nothing, as in the tape: nothing depends on the tree, and an overflowed partial in it
+/// (x / 1e-200) must not make 0 times infinity; an infinite one may have come through an
+/// unbounded partial, so its products are strong.
+template <class Node, class T, class Sink>
 ZG_INLINE constexpr void sweep_at(const Node& node, const T* values, const T& adjoint, Sink& sink) {
     if (zg::detail::is_zero(adjoint)) return;
     if (zg::detail::is_finite(adjoint))
-        backward<At>(node, values, adjoint, sink);
+        backward(node, values, adjoint, sink);
     else
-        backward<At, true>(node, values, adjoint, sink);
+        backward<true>(node, values, adjoint, sink);
 }
 
 // ---- Where the recursion ends: leaves, elements, shared nodes, reductions ----------------------
@@ -295,7 +294,7 @@ constexpr void frame<T>::sweep_shared(shared_base<T>& base, sweep_context<T>& co
     auto& node = static_cast<shared_node<Tree>&>(base);
     const T adjoint = node.adjoint;
     node.adjoint = T(0);
-    sweep_at<0>(node.tree, node.values.data(), adjoint, context);
+    sweep_at(node.tree, node.values.data(), adjoint, context);
 }
 
 } // namespace zg::expr
