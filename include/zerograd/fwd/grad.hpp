@@ -62,7 +62,10 @@ dual_t<T> derivative(F&& f, const dual_t<T>& x) {
     static_assert(std::is_invocable_v<F&, dual_t<dual_t<T>>>,
                   "zg::derivative: at a dual x, f is called with zg::dual_t<decltype(x)>, one "
                   "level up: write f generic ([](auto y) { ... })");
-    return detail::derivative_at(f, x);
+    if constexpr (std::is_invocable_v<F&, dual_t<dual_t<T>>>) // else nothing more to say
+        return detail::derivative_at(f, x);
+    else
+        return x;
 }
 
 } // namespace zg
@@ -152,21 +155,11 @@ double sweep_each_leaf(F& f, Leaves& leaves, Gradient& gradient) {
 
 } // namespace detail
 
-/// The value of f at the arguments and its gradient, by one evaluation of f on duals per scalar
-/// input (a vector of n doubles costs n evaluations): cheap for few inputs, where reverse mode
-/// (zg::tape::value_and_grad) wins for many. Arguments and results as zg::value_and_grad:
-/// numbers give std::array<double, N> (a single std::array<double, N> is spread into N leaves);
-/// any range of doubles, passed to f as std::span<const zg::dual>, makes the gradient a
-/// std::tuple. Nothing is allocated for numbers and arrays.
-///
-///     auto [v, g] = zg::fwd::value_and_grad([](auto x, auto y) { return x * y; }, 2.0, 3.0);
-///     // v == 6, g == {3, 2}
+namespace detail {
+
+/// value_and_grad, once its arguments are known to be good.
 template <class F, class... Args>
-auto value_and_grad(F&& f, const Args&... args) {
-    static_assert(sizeof...(Args) > 0, "zg::fwd::value_and_grad: give f at least one argument");
-    static_assert((zg::detail::gradient_argument<Args> && ...),
-                  "zg::fwd::value_and_grad: every argument must be a number, or a std::array, "
-                  "std::vector or std::span of doubles");
+auto value_and_grad_at(F& f, const Args&... args) {
     using gradient = gradient_t<Args...>;
     auto leaves = [&] {
         if constexpr (zg::detail::spread_array<Args...>) {
@@ -187,6 +180,27 @@ auto value_and_grad(F&& f, const Args&... args) {
     if constexpr (detail::scalar_result<result>) // else nothing more to say
         out.value = detail::sweep_each_leaf(f, leaves, out.grad);
     return out;
+}
+
+} // namespace detail
+
+/// The value of f at the arguments and its gradient, by one evaluation of f on duals per scalar
+/// input (a vector of n doubles costs n evaluations): cheap for few inputs, where reverse mode
+/// (zg::tape::value_and_grad) wins for many. Arguments and results as zg::value_and_grad:
+/// numbers give std::array<double, N> (a single std::array<double, N> is spread into N leaves);
+/// any range of doubles, passed to f as std::span<const zg::dual>, makes the gradient a
+/// std::tuple. Nothing is allocated for numbers and arrays.
+///
+///     auto [v, g] = zg::fwd::value_and_grad([](auto x, auto y) { return x * y; }, 2.0, 3.0);
+///     // v == 6, g == {3, 2}
+template <class F, class... Args>
+auto value_and_grad(F&& f, const Args&... args) {
+    static_assert(sizeof...(Args) > 0, "zg::fwd::value_and_grad: give f at least one argument");
+    static_assert((zg::detail::gradient_argument<Args> && ...),
+                  "zg::fwd::value_and_grad: every argument must be a number, or a std::array, "
+                  "std::vector or std::span of doubles");
+    if constexpr (zg::detail::gradient_arguments<Args...>) // else nothing more to say
+        return detail::value_and_grad_at(f, args...);
 }
 
 /// The gradient of f at the arguments; see value_and_grad.

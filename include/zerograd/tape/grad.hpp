@@ -76,21 +76,11 @@ inline constexpr bool scalar_result = std::is_same_v<R, var> || std::is_arithmet
 
 } // namespace detail
 
-/// The value of f at the arguments and its gradient, by one recording and one reverse sweep.
-/// Arguments and results as zg::value_and_grad: numbers give std::array<double, N> (a single
-/// std::array<double, N> is spread into N leaves); any range of doubles, passed to f as
-/// std::span<const zg::var>, makes the gradient a std::tuple. Everything f records is reclaimed
-/// before this returns. A zg::var that f captures is a constant: the sweep stops at the call's
-/// first node, so its grad() is not touched (use backward() to accumulate into parameters).
-///
-///     auto [v, g] = zg::tape::value_and_grad([](auto x, auto y) { return x * y; }, 2.0, 3.0);
-///     // v == 6, g == {3, 2}
+namespace detail {
+
+/// value_and_grad, once its arguments are known to be good.
 template <class F, class... Args>
-auto value_and_grad(F&& f, const Args&... args) {
-    static_assert(sizeof...(Args) > 0, "zg::tape::value_and_grad: give f at least one argument");
-    static_assert((zg::detail::gradient_argument<Args> && ...),
-                  "zg::tape::value_and_grad: every argument must be a number, or a std::array, "
-                  "std::vector or std::span of doubles");
+auto value_and_grad_at(F& f, const Args&... args) {
     using gradient = gradient_t<Args...>;
     basic_tape<double>& tape = this_thread_tape<double>();
     const basic_scope<double> recording(tape);
@@ -109,9 +99,10 @@ auto value_and_grad(F&& f, const Args&... args) {
     const auto y = std::apply(
         [&](const auto&... each) { return std::invoke(f, detail::as_argument(each)...); }, leaves);
     using result = std::remove_cvref_t<decltype(y)>;
-    static_assert(detail::scalar_result<result>,
-                  "zg::tape::grad / zg::tape::value_and_grad: f must return one scalar (a zg::var); "
-                  "use zg::jacobian for functions with several outputs");
+    static_assert(
+        detail::scalar_result<result>,
+        "zg::tape::grad / zg::tape::value_and_grad: f must return one scalar (a zg::var); "
+        "use zg::jacobian for functions with several outputs");
 
     if constexpr (std::is_same_v<result, var>) {
         if (y.index() >= recording.first()) tape.backward(y.index(), recording.first());
@@ -129,6 +120,27 @@ auto value_and_grad(F&& f, const Args&... args) {
             return value_and_grad_result<gradient>{value, gradient{detail::gradient_of(each)...}};
         },
         leaves);
+}
+
+} // namespace detail
+
+/// The value of f at the arguments and its gradient, by one recording and one reverse sweep.
+/// Arguments and results as zg::value_and_grad: numbers give std::array<double, N> (a single
+/// std::array<double, N> is spread into N leaves); any range of doubles, passed to f as
+/// std::span<const zg::var>, makes the gradient a std::tuple. Everything f records is reclaimed
+/// before this returns. A zg::var that f captures is a constant: the sweep stops at the call's
+/// first node, so its grad() is not touched (use backward() to accumulate into parameters).
+///
+///     auto [v, g] = zg::tape::value_and_grad([](auto x, auto y) { return x * y; }, 2.0, 3.0);
+///     // v == 6, g == {3, 2}
+template <class F, class... Args>
+auto value_and_grad(F&& f, const Args&... args) {
+    static_assert(sizeof...(Args) > 0, "zg::tape::value_and_grad: give f at least one argument");
+    static_assert((zg::detail::gradient_argument<Args> && ...),
+                  "zg::tape::value_and_grad: every argument must be a number, or a std::array, "
+                  "std::vector or std::span of doubles");
+    if constexpr (zg::detail::gradient_arguments<Args...>) // else nothing more to say
+        return detail::value_and_grad_at(f, args...);
 }
 
 /// The gradient of f at the arguments; see value_and_grad.

@@ -37,29 +37,33 @@ std::vector<std::vector<double>> hessian(F&& f, std::span<const double> x) {
                   "std::span<const zg::tape::basic_var<zg::dual>>, whose duals carry the second "
                   "derivatives: write f generic ([](auto x) { ... }); one taking "
                   "std::span<const zg::var> cannot be called with them");
-    basic_tape<dual>& tape = this_thread_tape<dual>();
-    const std::size_t n = x.size();
-    std::vector<std::vector<double>> h(n, std::vector<double>(n, 0.0));
-    std::vector<scalar> leaves;
-    leaves.reserve(n);
-    for (std::size_t j = 0; j < n; ++j) {
-        const basic_scope<dual> recording(tape);
-        leaves.clear();
-        for (std::size_t i = 0; i < n; ++i)
-            leaves.emplace_back(tape, dual(x[i], i == j ? 1.0 : 0.0));
-        const auto y = std::invoke(f, std::span<const scalar>(leaves));
-        using result = std::remove_cvref_t<decltype(y)>;
-        static_assert(std::is_same_v<result, scalar> || std::is_arithmetic_v<result>,
-                      "zg::tape::hessian: f must return one scalar (the "
-                      "zg::tape::basic_var<zg::dual> it is given)");
-        if constexpr (std::is_same_v<result, scalar>) {
-            if (&y.tape() == &tape && y.index() >= recording.first())
-                tape.backward(y.index(), recording.first());
+    if constexpr (std::is_invocable_v<F&, std::span<const scalar>>) { // else nothing more to say
+        basic_tape<dual>& tape = this_thread_tape<dual>();
+        const std::size_t n = x.size();
+        std::vector<std::vector<double>> h(n, std::vector<double>(n, 0.0));
+        std::vector<scalar> leaves;
+        leaves.reserve(n);
+        for (std::size_t j = 0; j < n; ++j) {
+            const basic_scope<dual> recording(tape);
+            leaves.clear();
             for (std::size_t i = 0; i < n; ++i)
-                h[i][j] = leaves[i].grad().deriv;
+                leaves.emplace_back(tape, dual(x[i], i == j ? 1.0 : 0.0));
+            const auto y = std::invoke(f, std::span<const scalar>(leaves));
+            using result = std::remove_cvref_t<decltype(y)>;
+            static_assert(std::is_same_v<result, scalar> || std::is_arithmetic_v<result>,
+                          "zg::tape::hessian: f must return one scalar (the "
+                          "zg::tape::basic_var<zg::dual> it is given)");
+            if constexpr (std::is_same_v<result, scalar>) {
+                if (&y.tape() == &tape && y.index() >= recording.first())
+                    tape.backward(y.index(), recording.first());
+                for (std::size_t i = 0; i < n; ++i)
+                    h[i][j] = leaves[i].grad().deriv;
+            }
         }
+        return h;
+    } else {
+        return {};
     }
-    return h;
 }
 
 /// The same for a std::vector<double> (or a braced list) of inputs.

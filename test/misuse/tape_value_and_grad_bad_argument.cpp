@@ -1,0 +1,13 @@
+// zg::tape::value_and_grad with an argument that is neither a number nor a range of doubles: one
+// message, not a second about f's result.
+#include <zerograd/tape.hpp>
+
+#include <string>
+
+int main() {
+#ifdef ZG_ERROR
+    (void)zg::tape::value_and_grad([](auto x) { return x * 2.0; }, std::string("1"));
+#else
+    (void)zg::tape::value_and_grad([](auto x) { return x * 2.0; }, 1.0);
+#endif
+}
