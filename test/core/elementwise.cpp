@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <ranges>
 #include <span>
@@ -71,6 +72,15 @@ TEST_CASE("expression, tape and forward mode agree on elementwise expressions") 
     check_close(std::get<0>(forward_grad), std::get<0>(grad), 1e-13);
     check_close(std::get<1>(forward_grad), std::get<1>(grad), 1e-13);
     CHECK(laws::close(std::get<2>(forward_grad), std::get<2>(grad), 1e-13));
+}
+
+TEST_CASE("pow(0, 0) has partials (0, 0) in every mode, as in PyTorch") {
+    const auto f = [](auto x, auto y) { return pow(x, y); };
+    const std::array<double, 2> zero{0.0, 0.0};
+    CHECK(zg::grad(f, 0.0, 0.0) == zero);
+    CHECK(zg::tape::grad(f, 0.0, 0.0) == zero);
+    CHECK(zg::fwd::grad(f, 0.0, 0.0) == zero);
+    CHECK(zg::value_and_grad(f, 0.0, 0.0).value == 1.0);
 }
 
 TEST_CASE("an elementwise result is a std::vector of the mode's scalars, each on the tape") {

@@ -46,6 +46,15 @@ TEST_CASE("checked builds name the operation and its inputs, in every mode") {
     CHECK_THROWS_WITH_AS(zg::fwd::grad([](auto x) { return acos(x); }, 2.0),
                          Contains("acos(2) gave"), zg::domain_error);
     CHECK_THROWS_WITH_AS(log(zg::tensor::zeros({2})), Contains("log(0)"), zg::domain_error);
+    // Inputs print so that they read back as the same double: acos(1.0000001) is not "acos(1)".
+    CHECK_THROWS_WITH_AS(zg::tape::grad([](auto x) { return acos(x); }, 1.0000001),
+                         "zg::domain_error: acos(1.0000001) gave nan from finite input",
+                         zg::domain_error);
+    CHECK_THROWS_WITH_AS(zg::grad([](auto x) { return log(x - 0.1); }, 0.1),
+                         "zg::domain_error: log(0) gave -inf from finite input", zg::domain_error);
+    CHECK_THROWS_WITH_AS(zg::fwd::grad([](auto x) { return sqrt(x); }, -1e-300),
+                         "zg::domain_error: sqrt(-1e-300) gave nan from finite input",
+                         zg::domain_error);
     // Infinity passed in is not made by the operation: it flows on, unreported.
     CHECK(std::isinf(zg::tape::value_and_grad([](auto x) { return x + 1.0; }, INFINITY).value));
 }

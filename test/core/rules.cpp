@@ -72,8 +72,11 @@ TEST_CASE("integer powers") {
 }
 
 TEST_CASE("rules at their edges") {
-    SUBCASE("pow: d/dy 0^y is 0, d/dx x^2 at 0 is 0") {
+    SUBCASE("pow: d/dy 0^y is 0 for y >= 0 (0^0 included, as PyTorch), d/dx x^2 at 0 is 0") {
         CHECK(zg::pow_op{}.dr(0.0, 2.0, 0.0) == 0.0);
+        CHECK(zg::pow_op{}.dr(0.0, 0.0, 1.0) == 0.0);
+        CHECK(zg::pow_op{}.dr(-0.0, 0.0, 1.0) == 0.0);
+        CHECK(zg::pow_op{}.dr(0.0, -1.0, HUGE_VAL) == -HUGE_VAL); // PyTorch's too
         CHECK(zg::pow_op{}.dl(0.0, 2.0, 0.0) == 0.0);
     }
     SUBCASE("kinks take the subgradient PyTorch takes") {

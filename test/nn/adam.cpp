@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -26,6 +27,8 @@ struct zg::nn::parameter_traits<pair_parameter> {
     static std::span<double> values(pair_parameter& p) { return p.value; }
     static std::span<double> grads(pair_parameter& p) { return p.gradient; }
 };
+
+using doctest::Contains;
 
 TEST_CASE("adam's defaults are PyTorch's") {
     const zg::nn::adam_options o;
@@ -91,4 +94,33 @@ TEST_CASE("adam: zero_grad, bad settings, no allocation per step") {
         CHECK(p.grad() == 0);
     CHECK_THROWS_AS(zg::nn::adam(parameters, {.beta1 = 1.0}), zg::error);
     CHECK_THROWS_AS(zg::nn::adam(parameters, {.eps = -1}), zg::error);
+}
+
+TEST_CASE("adam refuses NaN and infinite settings, naming the setting and its value") {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::vector<zg::var> parameters{zg::var(1.0), zg::var(-2.0)};
+    CHECK_THROWS_WITH_AS(zg::nn::adam(parameters, {.learning_rate = nan}),
+                         "zg::nn::adam: learning_rate is nan; it must be a finite number >= 0",
+                         zg::error);
+    CHECK_THROWS_WITH_AS(zg::nn::adam(parameters, {.beta2 = nan}),
+                         "zg::nn::adam: beta2 is nan; it must be in [0, 1)", zg::error);
+    CHECK_THROWS_WITH_AS(zg::nn::adam(parameters, {.beta1 = -0.5}),
+                         "zg::nn::adam: beta1 is -0.5; it must be in [0, 1)", zg::error);
+    CHECK_THROWS_WITH_AS(zg::nn::adam(parameters, {.eps = inf}),
+                         "zg::nn::adam: eps is inf; it must be a finite number >= 0", zg::error);
+    CHECK_THROWS_WITH_AS(zg::nn::adam(parameters, {.weight_decay = -inf}),
+                         Contains("weight_decay is -inf"), zg::error);
+    // A setting spoiled between steps is refused before any parameter moves.
+    zg::nn::adam optimizer(parameters, {.learning_rate = 0.1});
+    for (const auto& p : parameters)
+        p.grad() = 1.0;
+    optimizer.options().beta2 = nan;
+    CHECK_THROWS_WITH_AS(optimizer.step(), Contains("beta2 is nan"), zg::error);
+    CHECK(parameters[0].data() == 1.0);
+    CHECK(parameters[1].data() == -2.0);
+    optimizer.options().beta2 = 0.999;
+    optimizer.step();
+    CHECK(parameters[0].data() == doctest::Approx(1 - 0.1 / (1 + 1e-8)).epsilon(1e-12));
+    CHECK(optimizer.steps() == 1);
 }

@@ -69,6 +69,22 @@ TEST_CASE("make_moons") {
     }
 }
 
+TEST_CASE("make_moons refuses a count or noise it cannot mean") {
+    // make_moons(-1): the -1 arrives as 2^64 - 1.
+    CHECK_THROWS_WITH_AS(zg::nn::make_moons(static_cast<std::size_t>(-1)),
+                         "zg::nn::make_moons: n is 18446744073709551615; it must be at most 2^32 "
+                         "points",
+                         zg::error);
+    CHECK_THROWS_WITH_AS(zg::nn::make_moons(10, -0.1),
+                         "zg::nn::make_moons: noise is -0.1; it must be a finite number >= 0",
+                         zg::error);
+    CHECK_THROWS_WITH_AS(zg::nn::make_moons(10, std::nan("")), doctest::Contains("noise is nan"),
+                         zg::error);
+    CHECK_THROWS_WITH_AS(zg::nn::make_moons(10, HUGE_VAL), doctest::Contains("noise is inf"),
+                         zg::error);
+    CHECK(zg::nn::make_moons(0).size() == 0);
+}
+
 TEST_CASE("xor_data") {
     const auto data = zg::nn::xor_data();
     REQUIRE(data.size() == 4);

@@ -86,6 +86,15 @@ TEST_CASE("linear: PyTorch's initialization, x W + b, shapes") {
             CHECK(message.find("4 inputs") != std::string::npos);
         }
     }
+    SUBCASE("a layer or network with an empty side is refused") {
+        CHECK_THROWS_WITH_AS(zg::nn::linear(0, 3),
+                             "zg::nn::linear: inputs is 0; it must be at least 1", zg::error);
+        CHECK_THROWS_WITH_AS(zg::nn::linear(3, 0),
+                             "zg::nn::linear: outputs is 0; it must be at least 1", zg::error);
+        CHECK_THROWS_WITH_AS(zg::nn::mlp_t<tensor>(2, {0, 1}),
+                             "zg::nn::mlp: the size of layer 0 is 0; it must be at least 1",
+                             zg::error);
+    }
 }
 
 TEST_CASE("mlp_t<tensor> agrees with micrograd's scalar mlp given the same weights") {

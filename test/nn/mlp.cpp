@@ -115,6 +115,13 @@ TEST_CASE("shape errors") {
     CHECK_THROWS_WITH_AS(zg::nn::layer(3, 2)({1.0, 2.0}),
                          "zg::nn::layer: 2 inputs given to a model of 3", zg::shape_error);
     CHECK_THROWS_AS(zg::nn::mlp(2, {}), zg::shape_error);
+    CHECK_THROWS_WITH_AS(zg::nn::mlp(2, {0, 1}),
+                         "zg::nn::mlp: the size of layer 0 is 0; it must be at least 1", zg::error);
+    CHECK_THROWS_WITH_AS(zg::nn::mlp(2, {4, 0}), doctest::Contains("the size of layer 1 is 0"),
+                         zg::error);
+    CHECK_THROWS_WITH_AS(zg::nn::mlp(0, {1}),
+                         "zg::nn::mlp: the number of inputs is 0; it must be at least 1",
+                         zg::error);
 }
 
 TEST_CASE("zero_grad clears every parameter's gradient, at every level") {

@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <span>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct block {
 };
 
 } // namespace
+
+using doctest::Contains;
 
 TEST_CASE("sgd updates by hand") {
     zg::var p = 1.0, q = -2.0;
@@ -71,6 +74,22 @@ TEST_CASE("sgd updates by hand") {
         CHECK_THROWS_AS(zg::nn::sgd({p}, {.nesterov = true}), zg::error);
         CHECK_THROWS_AS(zg::nn::sgd({p}, {.momentum = 0.9, .dampening = 0.1, .nesterov = true}),
                         zg::error);
+    }
+    SUBCASE("NaN and infinite settings are refused, named with their values") {
+        CHECK_THROWS_WITH_AS(zg::nn::sgd({p}, {.learning_rate = std::nan("")}),
+                             "zg::nn::sgd: learning_rate is nan; it must be a finite number >= 0",
+                             zg::error);
+        CHECK_THROWS_WITH_AS(zg::nn::sgd({p}, {.momentum = HUGE_VAL}),
+                             "zg::nn::sgd: momentum is inf; it must be a finite number >= 0",
+                             zg::error);
+        CHECK_THROWS_WITH_AS(zg::nn::sgd({p}, {.dampening = 0.25, .nesterov = true}),
+                             Contains("momentum is 0; it must be > 0 for Nesterov momentum"),
+                             zg::error);
+        zg::nn::sgd optimizer({p}, {.learning_rate = 0.1});
+        p.grad() = 1.0;
+        optimizer.options().weight_decay = std::nan("");
+        CHECK_THROWS_WITH_AS(optimizer.step(), Contains("weight_decay is nan"), zg::error);
+        CHECK(p.data() == 1.0);
     }
 }
 

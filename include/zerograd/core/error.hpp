@@ -1,8 +1,12 @@
 // zerograd/core/error.hpp: the exceptions every mode throws.
 #pragma once
 
+#include <charconv>
+#include <cmath>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 namespace zg {
 
@@ -25,5 +29,37 @@ struct domain_error : error {
 struct dangling_var : error {
     using error::error;
 };
+
+namespace detail {
+
+/// x as the shortest text that reads back as the same number: "0.1", "1.0000000000000002",
+/// "inf", "nan", "18446744073709551615". Messages print numbers this way so that a value near a
+/// boundary is not shown as the boundary.
+template <class Number>
+std::string number_text(Number x) {
+    if constexpr (std::is_floating_point_v<Number>)
+        if (std::isnan(x)) return "nan"; // the sign of a NaN means nothing to the reader
+    char text[32];
+    const auto end = std::to_chars(text, text + sizeof text, x).ptr;
+    return std::string(text, end);
+}
+
+/// Throws zg::error "who: setting is value; it must be rule" unless `valid`.
+template <class Number>
+void require_setting(bool valid, std::string_view who, std::string_view setting, Number value,
+                     std::string_view rule) {
+    if (!valid)
+        throw error(std::string(who) + ": " + std::string(setting) + " is " + number_text(value) +
+                    "; it must be " + std::string(rule));
+}
+
+/// The same for a finite setting >= 0 (a learning rate, a weight decay, a noise level).
+inline void require_finite_non_negative(std::string_view who, std::string_view setting,
+                                        double value) {
+    require_setting(std::isfinite(value) && value >= 0, who, setting, value,
+                    "a finite number >= 0");
+}
+
+} // namespace detail
 
 } // namespace zg

@@ -194,11 +194,12 @@ struct pow_op {
         using std::pow;
         return detail::is_zero(r) ? T(0) : r * pow(l, r - T(1));
     }
-    // y == 0 (l == 0, r > 0) is special-cased: the limit is 0, not 0 * log(0).
+    // l == 0 with r >= 0 is special-cased to 0, as PyTorch does: the limit for r > 0 (not
+    // 0 * log 0), and 0 rather than log 0 at 0^0. Comparisons look at values alone.
     template <class T>
-    T dr(const T& l, const T&, const T& y) const {
+    T dr(const T& l, const T& r, const T& y) const {
         using std::log;
-        return y == T(0) ? T(0) : y * log(l);
+        return l == T(0) && r >= T(0) ? T(0) : y * log(l);
     }
 };
 

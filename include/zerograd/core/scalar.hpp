@@ -8,7 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <sstream> // messages of domain errors
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -75,12 +75,11 @@ constexpr double primal(const T& x) {
 template <class... In>
 [[noreturn, gnu::cold]] void throw_domain_error(std::string_view operation, double result,
                                                 const In&... inputs) {
-    std::ostringstream message;
-    message << "zg::domain_error: " << operation << '(';
+    std::string message = "zg::domain_error: " + std::string(operation) + '(';
     std::string_view separator;
-    ((message << separator << primal(inputs), separator = ", "), ...);
-    message << ") gave " << result << " from finite input";
-    throw domain_error(message.str());
+    ((message += separator, message += number_text(primal(inputs)), separator = ", "), ...);
+    message += ") gave " + number_text(result) + " from finite input";
+    throw domain_error(message);
 }
 
 /// op's value at the inputs; every mode computes values through it. In checked builds, finite

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,8 +44,8 @@ class adam_t {
 public:
     using parameter_type = P;
 
-    /// Throws zg::error for a negative learning rate, eps or weight decay, or a beta outside
-    /// [0, 1).
+    /// Throws zg::error naming the setting and its value for a learning rate, eps or weight decay
+    /// that is negative, infinite or NaN, or a beta outside [0, 1); step() checks them again.
     explicit adam_t(std::vector<P> parameters, adam_options options = {})
         : parameters_(std::move(parameters)), options_(options),
           m_(detail::element_count(parameters_)), v_(m_.size()) {
@@ -93,10 +94,14 @@ public:
 
 private:
     static void check(const adam_options& o) {
-        if (o.learning_rate < 0 || o.eps < 0 || o.weight_decay < 0 || o.beta1 < 0 || o.beta1 >= 1 ||
-            o.beta2 < 0 || o.beta2 >= 1)
-            throw error("zg::nn::adam: learning_rate, eps and weight_decay must not be negative, "
-                        "beta1 and beta2 must lie in [0, 1)");
+        constexpr std::string_view who = "zg::nn::adam";
+        zg::detail::require_finite_non_negative(who, "learning_rate", o.learning_rate);
+        zg::detail::require_finite_non_negative(who, "eps", o.eps);
+        zg::detail::require_finite_non_negative(who, "weight_decay", o.weight_decay);
+        zg::detail::require_setting(o.beta1 >= 0 && o.beta1 < 1, who, "beta1", o.beta1,
+                                    "in [0, 1)");
+        zg::detail::require_setting(o.beta2 >= 0 && o.beta2 < 1, who, "beta2", o.beta2,
+                                    "in [0, 1)");
     }
 
     std::vector<P> parameters_;

@@ -2,6 +2,7 @@
 // moons, made the same on every platform from a seed, and XOR.
 #pragma once
 
+#include "zerograd/core/error.hpp"
 #include "zerograd/nn/random.hpp"
 
 #include <array>
@@ -33,11 +34,15 @@ struct dataset {
 /// over [0, pi] as numpy.linspace spaces it; then, as scikit-learn does, the points are shuffled
 /// (if `shuffle`) and Gaussian noise of standard deviation `noise` is added to every coordinate.
 /// Equal seeds give equal datasets (zg::nn::rng), though not scikit-learn's, whose generator
-/// differs.
+/// differs. Throws zg::error for more than 2^32 points (a negative n converted to std::size_t)
+/// and for a negative, infinite or NaN noise.
 ///
 ///     auto data = zg::nn::make_moons(100, 0.1, 1); // micrograd's demo data
 inline dataset make_moons(std::size_t n, double noise = 0.0, std::uint64_t seed = 0,
                           bool shuffle = true) {
+    zg::detail::require_setting(n <= std::size_t{1} << 32, "zg::nn::make_moons", "n", n,
+                                "at most 2^32 points");
+    zg::detail::require_finite_non_negative("zg::nn::make_moons", "noise", noise);
     const std::size_t outer = n / 2, inner = n - outer;
     // numpy.linspace(0, pi, count)[i]: i * step, the last exactly pi.
     const auto angle = [](std::size_t i, std::size_t count) {

@@ -69,6 +69,10 @@ public:
 
 private:
     static tensor draw(const tensor_shape& shape, std::size_t inputs, rng& generator) {
+        zg::detail::require_setting(inputs > 0, "zg::nn::linear", "inputs", inputs, "at least 1");
+        const std::size_t outputs = shape[shape.rank() - 1];
+        zg::detail::require_setting(outputs > 0, "zg::nn::linear", "outputs", outputs,
+                                    "at least 1");
         const double bound = 1.0 / std::sqrt(static_cast<double>(inputs));
         tensor t = tensor::zeros(shape, true);
         for (double& value : t.data())
@@ -94,7 +98,7 @@ public:
     mlp_t(std::size_t inputs, const std::vector<std::size_t>& sizes, activation hidden,
           rng& generator)
         : hidden_(hidden) {
-        if (sizes.empty()) throw shape_error("zg::nn::mlp: no layer sizes given");
+        detail::check_sizes(inputs, sizes);
         layers_.reserve(sizes.size());
         for (std::size_t i = 0; i < sizes.size(); ++i)
             layers_.emplace_back(i == 0 ? inputs : sizes[i - 1], sizes[i], generator);

@@ -44,6 +44,17 @@ inline void check_inputs(const char* who, std::size_t given, std::size_t expecte
                           " inputs given to a model of " + std::to_string(expected));
 }
 
+/// Refuses a network with no layers, no inputs or an empty layer, naming the offending size.
+inline void check_sizes(std::size_t inputs, const std::vector<std::size_t>& sizes) {
+    if (sizes.empty()) throw shape_error("zg::nn::mlp: no layer sizes given");
+    zg::detail::require_setting(inputs > 0, "zg::nn::mlp", "the number of inputs", inputs,
+                                "at least 1");
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+        zg::detail::require_setting(sizes[i] > 0, "zg::nn::mlp",
+                                    "the size of layer " + std::to_string(i), sizes[i],
+                                    "at least 1");
+}
+
 } // namespace detail
 
 /// A multilayer perceptron whose parameters are of type Parameter: zg::var (below, micrograd's
@@ -210,7 +221,7 @@ public:
     /// A network taking `inputs` values through layers of `sizes` neurons each.
     mlp_t(std::size_t inputs, const std::vector<std::size_t>& sizes, activation hidden,
           rng& generator) {
-        if (sizes.empty()) throw shape_error("zg::nn::mlp: no layer sizes given");
+        detail::check_sizes(inputs, sizes);
         layers_.reserve(sizes.size());
         for (std::size_t i = 0; i < sizes.size(); ++i)
             layers_.emplace_back(i == 0 ? inputs : sizes[i - 1], sizes[i],

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,7 +44,8 @@ class sgd_t {
 public:
     using parameter_type = P;
 
-    /// Throws zg::error for a negative setting or Nesterov without momentum or with dampening.
+    /// Throws zg::error naming the setting and its value for one that is negative, infinite or
+    /// NaN, or for Nesterov without momentum or with dampening; step() checks them again.
     explicit sgd_t(std::vector<P> parameters, sgd_options options = {})
         : parameters_(std::move(parameters)), options_(options),
           buffers_(detail::element_count(parameters_)) {
@@ -88,11 +90,17 @@ public:
 
 private:
     static void check(const sgd_options& o) {
-        if (o.learning_rate < 0 || o.momentum < 0 || o.dampening < 0 || o.weight_decay < 0)
-            throw error("zg::nn::sgd: learning_rate, momentum, dampening and weight_decay must "
-                        "not be negative");
-        if (o.nesterov && (o.momentum <= 0 || o.dampening != 0))
-            throw error("zg::nn::sgd: Nesterov momentum needs momentum > 0 and dampening 0");
+        constexpr std::string_view who = "zg::nn::sgd";
+        zg::detail::require_finite_non_negative(who, "learning_rate", o.learning_rate);
+        zg::detail::require_finite_non_negative(who, "momentum", o.momentum);
+        zg::detail::require_finite_non_negative(who, "dampening", o.dampening);
+        zg::detail::require_finite_non_negative(who, "weight_decay", o.weight_decay);
+        if (o.nesterov) {
+            zg::detail::require_setting(o.momentum > 0, who, "momentum", o.momentum,
+                                        "> 0 for Nesterov momentum");
+            zg::detail::require_setting(o.dampening == 0, who, "dampening", o.dampening,
+                                        "0 for Nesterov momentum");
+        }
     }
 
     std::vector<P> parameters_;

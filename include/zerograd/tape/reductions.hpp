@@ -98,7 +98,7 @@ void check_reduction(std::string_view operation, const T& y, std::span<const T> 
             if (!std::isfinite(zg::detail::primal(x))) return;
         throw domain_error("zg::domain_error: " + std::string(operation) + " of " +
                            std::to_string(values.size()) + " finite elements gave " +
-                           std::to_string(zg::detail::primal(y)));
+                           zg::detail::number_text(zg::detail::primal(y)));
     }
 }
 
