@@ -6,6 +6,8 @@
 // zg::domain_error in checked builds). What may not: a crash, a sanitizer report, another
 // exception, or a tape that is wrong after an error: the invariants below are checked after
 // every step.
+#include "reader.hpp"
+
 #include <zerograd/tape.hpp>
 
 #include <cstddef>
@@ -20,33 +22,10 @@
 
 namespace {
 
-class reader {
-public:
-    reader(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
-    bool done() const { return position_ >= size_; }
-    std::uint8_t byte() { return position_ < size_ ? data_[position_++] : 0; }
-    double raw_double() {
-        std::uint64_t bits = 0;
-        for (int k = 0; k < 8; ++k)
-            bits = bits << 8 | byte();
-        double x;
-        std::memcpy(&x, &bits, sizeof x);
-        return x;
-    }
-    /// A number from a table of awkward ones, or any bit pattern.
-    double number() {
-        static constexpr double table[] = {
-            0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.0, -2.5, 1e-10, 1e10, 1e300, -1e300, 1e-300,
-            5e-324, 1.7976931348623157e308, __builtin_inf(), -__builtin_inf(), __builtin_nan("")};
-        const std::uint8_t k = byte();
-        return k < std::size(table) ? table[k] : (k < 200 ? double(k) / 16 - 6 : raw_double());
-    }
-
-private:
-    const std::uint8_t* data_;
-    std::size_t size_;
-    std::size_t position_ = 0;
-};
+using fuzz::broken;
+using fuzz::pick;
+using fuzz::reader;
+using fuzz::sink;
 
 using zg::var;
 
@@ -82,18 +61,6 @@ const right_fn with_constant_left[] = {
 #undef ZG_FUZZ_FUNCTION
 #undef ZG_FUZZ_OPERATOR
 };
-
-template <class T, std::size_t N>
-const T& pick(const T (&table)[N], reader& in) {
-    return table[in.byte() % N];
-}
-
-volatile double sink;
-
-[[noreturn]] void broken(const char* what) {
-    std::fprintf(stderr, "invariant broken: %s\n", what);
-    std::abort();
-}
 
 void run(reader& in) {
     auto& tape = zg::tape::this_thread_tape();

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 TEST_CASE("a step's nodes are reclaimed, parameters live on") {
@@ -123,4 +124,39 @@ TEST_CASE("dangling handles are told apart from live ones across rewinds to many
             }
     }
     CHECK(mismatches == 0);
+}
+
+TEST_CASE("references from data() and grad() stay valid however much the tape grows") {
+    // An optimizer that keeps references to its parameters' numbers, as PyTorch's and
+    // micrograd's parameters let it.
+    std::vector<zg::var> parameters{zg::var(0.5), zg::var(-1.5)};
+    std::vector<std::reference_wrapper<double>> values, grads;
+    for (const zg::var& p : parameters) {
+        values.emplace_back(p.data());
+        grads.emplace_back(p.grad());
+    }
+    const double* first_value = &parameters[0].data();
+    for (int step = 0; step < 3; ++step) {
+        zg::tape::scope step_scope;
+        // Millions of nodes: the tape grows many times over within the step.
+        zg::var loss = parameters[0] * parameters[1];
+        for (int k = 0; k < 2'000'000; ++k)
+            loss = loss + parameters[0] * 1e-9;
+        loss.backward();
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            values[i].get() -= 0.1 * grads[i].get();
+            grads[i].get() = 0;
+        }
+    }
+    CHECK(&parameters[0].data() == first_value);
+    // By hand: d/da (a b + 2e-3 a) = b + 2e-3, d/db = a, three steps of 0.1.
+    double a = 0.5, b = -1.5;
+    for (int step = 0; step < 3; ++step) {
+        const double ga = b + 2'000'000 * 1e-9, gb = a;
+        a -= 0.1 * ga;
+        b -= 0.1 * gb;
+    }
+    CHECK(parameters[0].data() == doctest::Approx(a).epsilon(1e-12));
+    CHECK(parameters[1].data() == doctest::Approx(b).epsilon(1e-12));
+    CHECK(parameters[0].grad() == 0.0);
 }

@@ -46,6 +46,78 @@ TEST_CASE("mixing two threads' variables is an error") {
     }).join();
 }
 
+TEST_CASE("every operation on another live thread's variable is an error naming it") {
+    auto& main_tape = zg::tape::this_thread_tape();
+    zg::var a = 0.5, b = 2.0;
+    const std::vector<zg::var> range{a, b};
+    const auto main_size = main_tape.size();
+    std::thread([&] {
+        auto& own = zg::tape::this_thread_tape();
+        zg::var mine = 1.0;
+        const auto own_size = own.size();
+        using doctest::Contains;
+        CHECK_THROWS_WITH_AS(sin(a),
+                             "zg::tape: operation sin on a variable of another thread's tape; each "
+                             "thread records on its own tape: give each thread variables made "
+                             "there (from the values, data())",
+                             zg::error);
+        CHECK_THROWS_WITH_AS(a * 2.0, Contains("operation * on a variable of another thread's"),
+                             zg::error);
+        CHECK_THROWS_WITH_AS(2.0 - a, Contains("operation - on"), zg::error);
+        CHECK_THROWS_WITH_AS(pow(a, 3), Contains("operation pow on"), zg::error);
+        CHECK_THROWS_WITH_AS(a + b, Contains("operation + on"), zg::error);
+        CHECK_THROWS_AS(a * mine, zg::error);
+        CHECK_THROWS_AS(mine * a, zg::error);
+        zg::var copy = a;
+        CHECK_THROWS_AS(copy += 1.0, zg::error);
+        CHECK(copy.index() == a.index());
+        CHECK_THROWS_WITH_AS(a.backward(), Contains("operation backward on"), zg::error);
+        CHECK_THROWS_WITH_AS(zg::sum(range), Contains("zg::sum: the variables are on another"),
+                             zg::error);
+        CHECK_THROWS_WITH_AS(zg::log_sum_exp(range), Contains("another thread's tape"),
+                             zg::error);
+        CHECK_THROWS_AS(zg::dot(range, range), zg::error);
+        CHECK_THROWS_AS(zg::sum(range, [](const zg::var& x) { return x * x; }), zg::error);
+        CHECK_THROWS_AS(zg::to_dot(a), zg::error);
+        CHECK_THROWS_AS(zg::tape::grad([&](auto x) { return x * a; }, 1.0), zg::error);
+        CHECK_THROWS_AS(zg::var(main_tape, 1.0), zg::error);
+        CHECK(own.size() == own_size);
+        // Values may be read, to make this thread's own variables from them.
+        zg::var local = a.data();
+        CHECK(zg::tape::grad([&](auto x) { return x * local; }, 3.0)[0] == 0.5);
+    }).join();
+    CHECK(main_tape.size() == main_size);
+    const zg::var y = a * b; // the main thread's variables still work where they were made
+    y.backward();
+    CHECK(a.grad() == 2.0);
+}
+
+TEST_CASE("eight threads training one model made on the main thread are refused, not raced") {
+    zg::var w = 0.5, bias = -0.25;
+    std::array<int, 8> refused{};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t)
+        threads.emplace_back([&, t] {
+            for (int step = 0; step < 100; ++step) {
+                try {
+                    zg::tape::scope step_scope;
+                    zg::var loss = square(w * 3.0 + bias);
+                    loss.backward();
+                } catch (const zg::error&) {
+                    ++refused[t];
+                }
+            }
+        });
+    for (auto& thread : threads)
+        thread.join();
+    for (const int count : refused)
+        CHECK(count == 100);
+    CHECK(w.grad() == 0.0);
+    zg::var loss = square(w * 3.0 + bias);
+    loss.backward();
+    CHECK(w.grad() == 6 * 1.25);
+}
+
 TEST_CASE("a variable that outlives its thread reports dangling_var") {
     // The thread's tape is retired when the thread ends, not freed: the handle reads no freed
     // memory, and a later thread that takes the tape over does not revive it.

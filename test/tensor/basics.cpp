@@ -73,6 +73,45 @@ TEST_CASE("misuse is reported with the shapes involved") {
                          zg::shape_error);
 }
 
+TEST_CASE("a shape whose element count overflows is a shape_error") {
+    const std::size_t n = 0, big = std::size_t{1} << 40;
+    CHECK_THROWS_WITH_AS(tensor::zeros({n - 1, n - 1}),
+                         "zg::tensor: shape [18446744073709551615, 18446744073709551615] has more "
+                         "than 1152921504606846975 elements",
+                         zg::shape_error);
+    CHECK_THROWS_AS(tensor::from({}, {std::size_t{1} << 63, 2}), zg::shape_error);
+    CHECK_THROWS_AS(tensor::zeros({0, std::size_t{1} << 63, 2}), zg::shape_error);
+    CHECK_THROWS_AS(tensor::zeros({std::size_t{1} << 61}), zg::shape_error);
+    // Shapes with no elements are fine, until broadcasting would make too many.
+    const tensor tall = tensor::zeros({0, big, 1}), wide = tensor::zeros({0, 1, big});
+    CHECK(tall.numel() == 0);
+    CHECK_THROWS_WITH_AS(tall + wide, doctest::Contains("[0, 1099511627776, 1099511627776]"),
+                         zg::shape_error);
+    CHECK(sum(tall, 1).shape() == std::vector<std::size_t>{0, 1});
+    CHECK(transpose(tensor::zeros({0, big})).shape() == std::vector<std::size_t>{big, 0});
+}
+
+TEST_CASE("in-place operators keep the left side's shape, as NumPy's do") {
+    const tensor u = tensor::from({1, 2, 3, 4, 5, 6}, {3, 2});
+    tensor t = tensor::from({10, 20}, {2}, true);
+    const tensor before = t;
+    CHECK_THROWS_WITH_AS(t += u,
+                         "zg::operator+=: shape [3, 2] does not broadcast to the left side's "
+                         "shape [2]",
+                         zg::shape_error);
+    CHECK_THROWS_WITH_AS(t *= tensor::ones({3}), doctest::Contains("operator*=: shape [3]"),
+                         zg::shape_error);
+    CHECK(t.shape() == std::vector<std::size_t>{2}); // t still names its leaf
+    CHECK(t.data()[1] == 20.0);
+    CHECK(t.op_name() == before.op_name());
+    tensor rows = tensor::zeros({3, 2});
+    rows += tensor::from({1, 2}, {2}); // the right side broadcasts: allowed
+    CHECK(rows.data()[5] == 2.0);
+    t -= tensor::from({1}, {1});
+    sum(t).backward();
+    CHECK(before.grad()[0] == 1.0);
+}
+
 TEST_CASE("backward seeds a one-element tensor of any rank") {
     const tensor w = tensor::from({3}, {1, 1}, true);
     const tensor y = w * w; // shape [1, 1]

@@ -20,3 +20,19 @@ TEST_CASE("non-finite results from finite inputs are reported") {
     sum(log(x + 1.0)).backward();               // and the tape still works
     CHECK(x.grad()[1] == 1.0);
 }
+
+TEST_CASE("a failed operation records nothing, its constant operand included") {
+    auto& tape = zg::detail::this_thread_tensor_tape();
+    const tensor::scope step;
+    const tensor x = tensor::from({1, 0}, {2}, true);
+    const auto size = tape.size();
+    CHECK_THROWS_AS(log(x), zg::domain_error);
+    CHECK(tape.size() == size);
+    CHECK_THROWS_AS(x / tensor::zeros({2}), zg::domain_error);
+    CHECK(tape.size() == size + 1); // the zeros, made before the division failed
+    CHECK_THROWS_AS(1.0 / x, zg::domain_error);
+    const tensor root = sqrt(x);
+    CHECK_THROWS_AS(root - x / 0.0, zg::domain_error);
+    CHECK(tape.size() == size + 2); // and the root
+    CHECK(x.data()[0] == 1.0);
+}

@@ -50,6 +50,67 @@ TEST_CASE("eight threads training tensor networks at once match the single-threa
     CHECK(expected[0] != expected[1]);
 }
 
+TEST_CASE("every operation on another live thread's tensor is an error naming it") {
+    auto& main_tape = zg::detail::this_thread_tensor_tape();
+    const auto w = zg::tensor::from({1.0, -2.0, 0.5, 3.0}, {2, 2}, true);
+    const auto main_size = main_tape.size();
+    std::thread([&] {
+        using doctest::Contains;
+        const auto x = zg::tensor::ones({3, 2});
+        auto& own = zg::detail::this_thread_tensor_tape();
+        const auto own_size = own.size();
+        CHECK_THROWS_WITH_AS(tanh(w),
+                             "zg::tensor: operation tanh on a tensor of another thread's tape; "
+                             "each thread records on its own tape: give each thread tensors made "
+                             "there (from the values, data())",
+                             zg::error);
+        CHECK_THROWS_WITH_AS(w * 2.0, Contains("operation * on a tensor"), zg::error);
+        CHECK_THROWS_WITH_AS(1.0 - w, Contains("operation - on a tensor"), zg::error);
+        CHECK_THROWS_WITH_AS(matmul(x, w), Contains("operation matmul on"), zg::error);
+        CHECK_THROWS_WITH_AS(x + w, Contains("operation + on"), zg::error);
+        CHECK_THROWS_WITH_AS(sum(w), Contains("operation sum on"), zg::error);
+        CHECK_THROWS_WITH_AS(mean(w, 0), Contains("operation mean on"), zg::error);
+        CHECK_THROWS_WITH_AS(log_softmax(w), Contains("operation log_softmax on"), zg::error);
+        CHECK_THROWS_AS(zg::cross_entropy(w, std::vector<int>{0, 1}), zg::error);
+        CHECK_THROWS_AS(transpose(w), zg::error);
+        CHECK_THROWS_AS(reshape(w, {4}), zg::error);
+        CHECK_THROWS_AS(pow(w, 2), zg::error);
+        auto copy = w;
+        CHECK_THROWS_AS(copy += x, zg::error);
+        CHECK(own.size() == own_size);
+        // Values may be read, to make this thread's own tensors from them.
+        const auto local = zg::tensor::from({w.data().begin(), w.data().end()}, {2, 2});
+        CHECK(sum(matmul(x, local)).item() == 3 * (1.0 - 2.0 + 0.5 + 3.0));
+    }).join();
+    CHECK(main_tape.size() == main_size);
+    sum(w * w).backward();
+    CHECK(w.grad()[1] == -4.0);
+}
+
+TEST_CASE("eight threads training one tensor model made on the main thread are refused") {
+    const auto w = zg::tensor::randn({4, 3}, 1, true);
+    std::array<int, 8> refused{};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t)
+        threads.emplace_back([&, t] {
+            const auto x = zg::tensor::randn({8, 4}, std::uint64_t(t));
+            for (int step = 0; step < 50; ++step) {
+                try {
+                    zg::tensor::scope step_scope;
+                    sum(tanh(matmul(x, w))).backward();
+                } catch (const zg::error&) {
+                    ++refused[t];
+                }
+            }
+        });
+    for (auto& thread : threads)
+        thread.join();
+    for (const int count : refused)
+        CHECK(count == 50);
+    for (const double g : w.grad())
+        CHECK(g == 0.0);
+}
+
 TEST_CASE("a tensor that outlives its thread reports dangling_var") {
     zg::tensor left = zg::tensor::zeros({1});
     std::thread([&] { left = zg::tensor::ones({2, 2}, true) * 3.0; }).join();

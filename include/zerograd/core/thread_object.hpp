@@ -57,6 +57,11 @@ template <class T>
 template <class T>
 inline thread_local T* thread_object = nullptr;
 
+/// An address of the calling thread's own, telling threads apart for the price of an address
+/// computation: a tape keeps its thread's, and each operation compares it with the caller's.
+inline thread_local const char this_thread_marker = 0;
+inline const void* this_thread_id() { return &this_thread_marker; }
+
 /// A recording that zg::tape::scope reclaims beside the scalar tape: the calling thread's tensor
 /// tape registers here when it is made (zerograd/tensor/tape.hpp). Until then it is empty, so
 /// a scope costs tape mode alone one thread_local read.

@@ -28,8 +28,8 @@ concept has_data_and_grad = requires(P& p) {
 } // namespace detail
 
 /// The customization point of the optimizers: `values(p)` and `grads(p)` give a parameter's
-/// values and gradients as two spans of doubles of one size. The spans are fetched afresh at
-/// every step and not kept, because a tape's arenas may move when they grow.
+/// values and gradients as two spans of doubles of one size, fetched afresh at every step (a
+/// parameter type may keep its numbers where it likes).
 ///
 /// The default serves every type whose `data()` and `grad()` return either a `double&` (zg::var:
 /// one value) or something a std::span<double> can be made from (a tensor's contiguous values).

@@ -37,6 +37,9 @@ inline std::string dot_number(double x) {
 template <class T>
 std::string to_dot(const basic_var<T>& v) {
     auto& tape = v.tape();
+    if (!tape.on_this_thread()) [[unlikely]]
+        throw error("zg::to_dot: the variable is on another thread's tape; draw it on the thread "
+                    "that recorded it");
     const auto root = v.index();
     std::vector<std::size_t> first(root + 2, 0); // where each node's operand entries start
     for (std::uint32_t i = 0; i <= root; ++i)

@@ -58,6 +58,11 @@ reduction_scratch<T>& scratch() {
 [[noreturn, gnu::cold]] inline void throw_reduction_tapes(std::string_view operation) {
     throw error("zg::" + std::string(operation) + ": the variables are on different tapes");
 }
+[[noreturn, gnu::cold]] inline void throw_reduction_thread(std::string_view operation) {
+    throw error("zg::" + std::string(operation) +
+                ": the variables are on another thread's tape; each thread records on its own "
+                "tape: give each thread variables made there (from the values, data())");
+}
 
 template <class R>
 auto gather(std::string_view operation, const R& range, int slot) {
@@ -69,6 +74,8 @@ auto gather(std::string_view operation, const R& range, int slot) {
     if (values.size() < n) values.resize(n);
     if (indices.size() < n) indices.resize(n);
     basic_tape<T>* tape = n == 0 ? &this_thread_tape<T>() : &std::ranges::begin(range)->tape();
+    if (!tape->on_this_thread()) [[unlikely]]
+        throw_reduction_thread(operation);
     T* value_out = values.data();
     auto* index_out = indices.data();
     for (const basic_var<T>& x : range) {
@@ -179,10 +186,13 @@ auto sum(const R& range, Fn fn) {
     for (const auto& x : range) {
         const V term = zg::detail::call_map(fn, x, k++);
         tape::basic_tape<T>& own = term.tape();
-        if (tape == nullptr)
+        if (tape == nullptr) {
+            if (!own.on_this_thread()) [[unlikely]]
+                detail::throw_reduction_thread("sum");
             tape = &own;
-        else if (tape != &own) [[unlikely]]
+        } else if (tape != &own) [[unlikely]] {
             detail::throw_reduction_tapes("sum");
+        }
         values.push_back(own.value(term.index()));
         indices.push_back(term.index());
     }

@@ -8,6 +8,7 @@
 #include "zerograd/core/rules.hpp"
 #include "zerograd/core/scalar.hpp"
 #include "zerograd/core/thread_object.hpp"
+#include "zerograd/tape/pinned.hpp"
 
 #include <algorithm>
 #include <cassert>
@@ -65,6 +66,9 @@ public:
         return size_ * node_bytes +
                operand_count_ * (sizeof(T) + sizeof(index_type));
     }
+    /// Whether the calling thread is the one that records on this tape: the thread that made
+    /// it, or the one that adopted it after its thread ended.
+    bool on_this_thread() const { return owner_ == zg::detail::this_thread_id(); }
     /// The stamp of nodes recorded now: the number of rewinds so far, modulo 2^32.
     std::uint32_t stamp() const { return static_cast<std::uint32_t>(rewinds_); }
 
@@ -215,7 +219,10 @@ public:
         reaches_ = {};
     }
     /// A new thread takes the retired tape over: what was recorded before is gone (holds()).
-    void adopt() { adopted_ = rewinds_; }
+    void adopt() {
+        adopted_ = rewinds_;
+        owner_ = zg::detail::this_thread_id();
+    }
 
     /// Makes room for one more rewind's record, so that the rewind at the end of a scope made
     /// now does not allocate (scopes end in destructors).
@@ -223,9 +230,9 @@ public:
 
 private:
     void free_arenas() {
-        std::free(values_);
+        value_pages_.release();
+        adjoint_pages_.release();
         std::free(shapes_);
-        std::free(adjoints_);
         std::free(partials_);
         std::free(operands_);
         std::free(dirty_);
@@ -507,7 +514,8 @@ private:
         zeroed_ = size_;
     }
 
-    // Geometric growth; realloc lets glibc move large arenas by remapping pages. The capacity is
+    // Geometric growth; values and adjoints grow in place (pinned_array), the other arrays by
+    // realloc, which lets glibc move large arenas by remapping pages. The capacity is
     // raised only once every array has grown, so a failed allocation leaves the tape usable.
     [[gnu::noinline]] void grow(std::size_t arity) {
         if (size_ == node_capacity_) grow_nodes(std::size_t(size_) + 1);
@@ -529,9 +537,11 @@ private:
                         "to reclaim finished steps");
         const std::size_t capacity =
             std::min(limit, std::max<std::size_t>({1024, node_capacity_ * 2, needed}));
-        reallocate(values_, capacity);
+        value_pages_.grow(capacity);
+        adjoint_pages_.grow(capacity);
+        values_ = value_pages_.data();
+        adjoints_ = adjoint_pages_.data();
         reallocate(shapes_, capacity);
-        reallocate(adjoints_, capacity);
         const std::size_t blocks = block_of(index_type(node_capacity_)) + 1;
         const std::size_t new_blocks = block_of(index_type(capacity)) + 1;
         reallocate(dirty_, new_blocks);
@@ -550,7 +560,9 @@ private:
         data = static_cast<U*>(grown);
     }
 
-    T* values_ = nullptr;
+    // Values and adjoints never move, so that references from data() and grad() stay valid.
+    detail::pinned_array<T> value_pages_{limit}, adjoint_pages_{limit};
+    T* values_ = nullptr; // value_pages_.data(), read without the indirection
     node_shape* shapes_ = nullptr;
     T* adjoints_ = nullptr;
     T* partials_ = nullptr;
@@ -566,6 +578,7 @@ private:
     };
     std::vector<reach> reaches_; // see rewind()
     std::uint64_t adopted_ = 0;  // rewinds_ when this tape's thread adopted it (see retire())
+    const void* owner_ = zg::detail::this_thread_id(); // the thread recording here
     index_type zeroed_ = 0;    // adjoints below this are valid; above, not yet written
     index_type swept_end_ = 0; // nodes below this may hold adjoints from an earlier sweep
     std::uint8_t* dirty_ = nullptr; // per block below swept_end_: may hold a nonzero adjoint

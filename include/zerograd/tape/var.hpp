@@ -28,8 +28,9 @@ struct var_access;
 ///
 /// A basic_var is a 16-byte handle: copying it names the same node, and `x += y` rebinds x to a
 /// new node. Operations record on their operands' tape; a variable made from a number records
-/// on the calling thread's tape. The references from `data()` and `grad()` are valid until the
-/// next operation is recorded on that tape (the arena may move when it grows).
+/// on the calling thread's tape, and each thread operates only on its own tape's variables (others
+/// are a zg::error). The references from `data()` and `grad()` stay valid as long as the node
+/// lives, however much the tape grows: its values and adjoints never move.
 ///
 ///     zg::var a = 2.0, b = -3.0;
 ///     zg::var d = tanh(a * b + pow(a, 2));
@@ -48,9 +49,10 @@ public:
     template <class U>
     requires std::is_arithmetic_v<U> &&(!std::is_same_v<U, T>)basic_var(U value)
         : basic_var(T(value)) {}
-    /// An input holding `value` on the given tape.
+    /// An input holding `value` on the given tape, which must be the calling thread's.
     basic_var(tape_type& tape, const T& value)
-        : tape_(&tape), index_(tape.record_leaf(value)), stamp_(tape.stamp()) {}
+        : tape_(&tape), index_(this_threads(tape, "a leaf").record_leaf(value)),
+          stamp_(tape.stamp()) {}
 
     /// The node's value; assigning to a leaf's data changes the input (a parameter update).
     T& data() const { return checked_tape().value(index_); }
@@ -61,7 +63,7 @@ public:
 
     /// Seeds this node's gradient with 1 and accumulates (+=) into every ancestor, walking the
     /// tape in reverse recording order.
-    void backward() const { checked_tape().backward(index_); }
+    void backward() const { recording_tape("backward").backward(index_); }
 
     /// The tape this node lives on, and its position there.
     tape_type& tape() const { return checked_tape(); }
@@ -79,7 +81,7 @@ public:
     /// Records y = op(x); the rule gives the value and the local partial.
     template <class Op>
     friend basic_var record(const Op& op, const basic_var& x) {
-        tape_type& tape = x.checked_tape();
+        tape_type& tape = x.recording_tape(Op::name);
         make_room(tape, 1);
         const T xv = tape.value(x.index_);
         const T y = zg::detail::checked_value(op, xv);
@@ -90,7 +92,7 @@ public:
     /// Records y = op(l, r) for two variables on the same tape.
     template <class Op>
     friend basic_var record(const Op& op, const basic_var& l, const basic_var& r) {
-        tape_type& tape = l.checked_tape();
+        tape_type& tape = l.recording_tape(Op::name);
         if (&tape != &r.checked_tape()) [[unlikely]]
             throw_two_tapes(Op::name);
         make_room(tape, 2);
@@ -100,11 +102,10 @@ public:
         return noted<Op>(tape, push_node(tape, Op::id, y, l.index_, dl, r.index_, dr), dl, dr);
     }
 
-    /// Records y = op(l, r) with r a constant: only dy/dl is computed. The constant is a copy:
-    /// it may be another node's data() on this tape, which make_room can move.
+    /// Records y = op(l, r) with r a constant: only dy/dl is computed.
     template <class Op>
     friend basic_var record(const Op& op, const basic_var& l, const T r) {
-        tape_type& tape = l.checked_tape();
+        tape_type& tape = l.recording_tape(Op::name);
         make_room(tape, 1);
         const T lv = tape.value(l.index_);
         const T y = zg::detail::checked_value(op, lv, r);
@@ -112,10 +113,10 @@ public:
         return noted<Op>(tape, push_node(tape, Op::id, y, l.index_, dl), dl);
     }
 
-    /// Records y = op(l, r) with l a constant (a copy, as above): only dy/dr is computed.
+    /// Records y = op(l, r) with l a constant: only dy/dr is computed.
     template <class Op>
     friend basic_var record(const Op& op, const T l, const basic_var& r) {
-        tape_type& tape = r.checked_tape();
+        tape_type& tape = r.recording_tape(Op::name);
         make_room(tape, 1);
         const T rv = tape.value(r.index_);
         const T y = zg::detail::checked_value(op, l, rv);
@@ -150,6 +151,24 @@ private:
         if (stamp_ != tape_->stamp() && !tape_->holds(index_, stamp_)) [[unlikely]]
             throw_dangling(index_);
         return *tape_;
+    }
+
+    // The tape an operation on this variable records on: its own, which must be the calling
+    // thread's (another thread's tape would be written by two threads at once).
+    tape_type& recording_tape(std::string_view operation) const {
+        return this_threads(checked_tape(), operation);
+    }
+    static tape_type& this_threads(tape_type& tape, std::string_view operation) {
+        // The thread's own tape passes the first test, for the price of one thread_local read.
+        if (&tape != zg::detail::thread_object<tape_type> && !tape.on_this_thread()) [[unlikely]]
+            throw_other_thread(operation);
+        return tape;
+    }
+
+    [[noreturn, gnu::cold, gnu::noinline]] static void throw_other_thread(std::string_view op) {
+        throw error("zg::tape: operation " + std::string(op) +
+                    " on a variable of another thread's tape; each thread records on its own "
+                    "tape: give each thread variables made there (from the values, data())");
     }
 
     [[noreturn, gnu::cold, gnu::noinline]] static void throw_dangling(index_type index) {

@@ -6,7 +6,8 @@
 #include "zerograd/core/scalar.hpp" // checked_value: checked builds' NaN and infinity report
 #include "zerograd/tensor/tensor.hpp"
 
-#include <concepts> // std::integral
+#include <algorithm> // min
+#include <concepts>  // std::integral
 #include <string>
 #include <type_traits>
 
@@ -44,10 +45,26 @@ void unary_backward(tensor_tape& tape, tensor_node& self) {
         gx[i] += zg::detail::chain(g[i], op.dx(xv[i], y[i]));
 }
 
+/// Computes a new node's values; in checked builds a domain error reclaims the node on its way
+/// out, so that a failed operation records nothing.
+template <class Fill>
+void fill_values(tensor_tape& tape, tensor_tape::index_type node, Fill&& fill) {
+    if constexpr (config::checked) {
+        try {
+            fill();
+        } catch (...) {
+            tape.rewind(node);
+            throw;
+        }
+    } else {
+        fill();
+    }
+}
+
 /// Records y = op(x) elementwise.
 template <class Op>
 tensor record_unary(const Op& op, const tensor& x) {
-    tensor_tape& tape = tensor_access::tape(x);
+    tensor_tape& tape = tensor_access::tape(x, Op::name);
     const tensor_node& xn = tensor_access::node(x);
     const auto i = tape.push(xn.shape, xn.requires_grad, &unary_backward<Op>, Op::name);
     tensor_node& out = tape.node(i);
@@ -55,9 +72,10 @@ tensor record_unary(const Op& op, const tensor& x) {
     if constexpr (std::is_same_v<Op, pown_op>) out.parameter = op.n;
     const double* xv = xn.value.data();
     double* y = out.value.data();
-    for (std::size_t k = 0, n = out.value.size(); k < n; ++k) {
-        y[k] = zg::detail::checked_value(op, xv[k]);
-    }
+    fill_values(tape, i, [&] {
+        for (std::size_t k = 0, n = out.value.size(); k < n; ++k)
+            y[k] = zg::detail::checked_value(op, xv[k]);
+    });
     return tensor_access::make(tape, i);
 }
 
@@ -88,10 +106,13 @@ void binary_backward(tensor_tape& tape, tensor_node& self) {
     }
 }
 
-/// Records y = op(l, r) elementwise, with l and r broadcast to a common shape.
+/// Records y = op(l, r) elementwise, with l and r broadcast to a common shape. A failure while
+/// computing the values reclaims the nodes from `first` on (the node of a constant operand
+/// recorded for this operation, if any).
 template <class Op>
-tensor record_binary(const Op& op, const tensor& l, const tensor& r) {
-    tensor_tape& tape = common_tape("zg::tensor", l, r);
+tensor record_binary(const Op& op, const tensor& l, const tensor& r,
+                     tensor_tape::index_type first = ~tensor_tape::index_type{0}) {
+    tensor_tape& tape = common_tape(Op::name, l, r);
     const tensor_node& ln = tensor_access::node(l);
     const tensor_node& rn = tensor_access::node(r);
     tensor_shape shape;
@@ -106,10 +127,12 @@ tensor record_binary(const Op& op, const tensor& l, const tensor& r) {
     const double* lv = ln.value.data();
     const double* rv = rn.value.data();
     double* y = out.value.data();
-    for_each_broadcast(shape, ln.shape, rn.shape,
-                       [&](std::size_t k, std::size_t il, std::size_t ir) {
-                           y[k] = zg::detail::checked_value(op, lv[il], rv[ir]);
-                       });
+    fill_values(tape, std::min(first, i), [&] {
+        for_each_broadcast(shape, ln.shape, rn.shape,
+                           [&](std::size_t k, std::size_t il, std::size_t ir) {
+                               y[k] = zg::detail::checked_value(op, lv[il], rv[ir]);
+                           });
+    });
     return tensor_access::make(tape, i);
 }
 
@@ -117,11 +140,26 @@ tensor record_binary(const Op& op, const tensor& l, const tensor& r) {
 // slot is reused after a scope like any other.
 template <class Op>
 tensor record_binary(const Op& op, const tensor& l, double r) {
-    return record_binary(op, l, constant_like(l, r));
+    const auto first = tensor_access::tape(l, Op::name).mark();
+    return record_binary(op, l, constant_like(l, r), first);
 }
 template <class Op>
 tensor record_binary(const Op& op, double l, const tensor& r) {
-    return record_binary(op, constant_like(r, l), r);
+    const auto first = tensor_access::tape(r, Op::name).mark();
+    return record_binary(op, constant_like(r, l), r, first);
+}
+
+/// l = op(l, r) for `l += r` and its kin: as NumPy's in-place operators, r must broadcast to l's
+/// own shape; one that would change it is a shape_error, and l is left as it was.
+template <class Op>
+tensor& assign_binary(const Op& op, tensor& l, const tensor& r) {
+    const tensor_shape& ls = tensor_access::node(l).shape;
+    const tensor_shape& rs = tensor_access::node(r).shape;
+    tensor_shape shape;
+    if (!broadcast_shape(ls, rs, shape) || !(shape == ls)) [[unlikely]]
+        throw shape_error(operation_name<Op>() + "=: shape " + rs.to_string() +
+                          " does not broadcast to the left side's shape " + ls.to_string());
+    return l = record_binary(op, l, r);
 }
 
 } // namespace detail
@@ -143,8 +181,10 @@ inline tensor operator-(const tensor& x) { return detail::record_unary(neg_op{},
     inline tensor operator symbol(double l, const tensor& r) {                                     \
         return detail::record_binary(fn##_op{}, l, r);                                             \
     }                                                                                              \
-    /** Rebinds l to the new node, as `l = l symbol r`. */                                         \
-    inline tensor& operator symbol##=(tensor& l, const tensor& r) { return l = l symbol r; }       \
+    /** Rebinds l to the new node, as `l = l symbol r`; r must broadcast to l's shape. */         \
+    inline tensor& operator symbol##=(tensor& l, const tensor& r) {                                \
+        return detail::assign_binary(fn##_op{}, l, r);                                             \
+    }                                                                                              \
     inline tensor& operator symbol##=(tensor& l, double r) { return l = l symbol r; }
 ZG_BINARY_OPERATORS(ZG_TENSOR_BINARY_OPERATOR)
 #undef ZG_TENSOR_BINARY_OPERATOR

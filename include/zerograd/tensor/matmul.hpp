@@ -135,7 +135,7 @@ inline void reshape_backward(tensor_tape& tape, tensor_node& self) {
 ///
 ///     auto c = matmul(zg::tensor::ones({2, 3}), zg::tensor::ones({3, 4}));   // [2, 4] of 3s
 inline tensor matmul(const tensor& a, const tensor& b) {
-    detail::tensor_tape& tape = detail::common_tape("zg::matmul", a, b);
+    detail::tensor_tape& tape = detail::common_tape("matmul", a, b);
     const detail::tensor_node& an = detail::tensor_access::node(a);
     const detail::tensor_node& bn = detail::tensor_access::node(b);
     const detail::matmul_geometry geo = detail::matmul_shapes(an.shape, bn.shape);
@@ -160,7 +160,7 @@ inline tensor matmul(const tensor& a, const tensor& b) {
 
 /// The axes reversed, as NumPy's transpose: a matrix's transpose for 2-D, a copy for 0-D and 1-D.
 inline tensor transpose(const tensor& x) {
-    detail::tensor_tape& tape = detail::tensor_access::tape(x);
+    detail::tensor_tape& tape = detail::tensor_access::tape(x, "transpose");
     const detail::tensor_node& xn = detail::tensor_access::node(x);
     tensor_shape shape;
     for (std::size_t d = xn.shape.rank(); d-- > 0;)
@@ -177,7 +177,7 @@ inline tensor transpose(const tensor& x) {
 
 /// The same values (row-major) under another shape of as many elements; shape_error otherwise.
 inline tensor reshape(const tensor& x, tensor_shape shape) {
-    detail::tensor_tape& tape = detail::tensor_access::tape(x);
+    detail::tensor_tape& tape = detail::tensor_access::tape(x, "reshape");
     const detail::tensor_node& xn = detail::tensor_access::node(x);
     if (shape.numel() != xn.value.size())
         throw shape_error("zg::reshape: shapes " + xn.shape.to_string() + " and " +

@@ -43,7 +43,7 @@ void sum_axis_backward(tensor_tape& tape, tensor_node& self) {
 
 template <bool Mean>
 tensor record_sum(const tensor& x) {
-    tensor_tape& tape = tensor_access::tape(x);
+    tensor_tape& tape = tensor_access::tape(x, Mean ? "mean" : "sum");
     const tensor_node& xn = tensor_access::node(x);
     const auto i =
         tape.push(tensor_shape{}, xn.requires_grad, &sum_all_backward<Mean>, Mean ? "mean" : "sum");
@@ -58,7 +58,7 @@ tensor record_sum(const tensor& x) {
 
 template <bool Mean>
 tensor record_sum(const tensor& x, int axis) {
-    tensor_tape& tape = tensor_access::tape(x);
+    tensor_tape& tape = tensor_access::tape(x, Mean ? "mean" : "sum");
     const tensor_node& xn = tensor_access::node(x);
     const std::size_t a = normalize_axis(Mean ? "zg::mean" : "zg::sum", axis, xn.shape);
     tensor_shape shape;
@@ -155,7 +155,7 @@ inline tensor mean(const tensor& x, int axis) { return detail::record_sum<true>(
 /// so that large logits neither overflow nor lose the small ones. One fused operation rather
 /// than exp, sum and log composed: stable, and a backward of one pass (g - softmax * sum(g)).
 inline tensor log_softmax(const tensor& x, int axis = -1) {
-    detail::tensor_tape& tape = detail::tensor_access::tape(x);
+    detail::tensor_tape& tape = detail::tensor_access::tape(x, "log_softmax");
     const detail::tensor_node& xn = detail::tensor_access::node(x);
     const std::size_t a = detail::normalize_axis("zg::log_softmax", axis, xn.shape);
     const auto i =
@@ -185,7 +185,7 @@ inline tensor log_softmax(const tensor& x, int axis = -1) {
 ///     auto logits = zg::tensor::from({1000, 0, 0, 1000}, {2, 2}, true);
 ///     auto loss = cross_entropy(logits, {0, 0});   // (0 + 1000) / 2 = 500
 inline tensor cross_entropy(const tensor& logits, std::span<const int> labels) {
-    detail::tensor_tape& tape = detail::tensor_access::tape(logits);
+    detail::tensor_tape& tape = detail::tensor_access::tape(logits, "cross_entropy");
     const detail::tensor_node& xn = detail::tensor_access::node(logits);
     if (xn.shape.rank() != 2)
         throw shape_error("zg::cross_entropy: logits of shape " + xn.shape.to_string() +

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint> // PTRDIFF_MAX
 #include <cstddef>
 #include <initializer_list>
 #include <ostream>
@@ -18,11 +19,15 @@ namespace zg {
 /// The dimensions of a zg::tensor, outermost first (row-major). Held inline, so recording an
 /// operation allocates nothing for its shape; at most `max_rank` (8) dimensions. Rank 0 is a
 /// scalar of one element. Converts from and to `std::vector<std::size_t>` and compares with it.
+/// A shape whose element count (that of its nonzero dimensions) would not fit in memory, more
+/// than `max_numel`, is a zg::shape_error, so counts and strides never overflow.
 ///
 ///     zg::tensor_shape s = {2, 3};   // s.rank() == 2, s.numel() == 6, s.to_string() == "[2, 3]"
 class tensor_shape {
 public:
     static constexpr std::size_t max_rank = 8;
+    /// The most elements a tensor may have: as many doubles as a byte offset can address.
+    static constexpr std::size_t max_numel = PTRDIFF_MAX / sizeof(double);
 
     /// Rank 0: the shape of a scalar.
     constexpr tensor_shape() = default;
@@ -36,13 +41,13 @@ public:
                               " dimensions; a tensor has at most 8");
         rank_ = dims.size();
         std::copy(dims.begin(), dims.end(), dims_.begin());
+        check_numel();
     }
 
     std::size_t rank() const { return rank_; }
     std::size_t size() const { return rank_; }
     bool empty() const { return rank_ == 0; }
     std::size_t operator[](std::size_t axis) const { return dims_[axis]; }
-    std::size_t& operator[](std::size_t axis) { return dims_[axis]; }
     const std::size_t* data() const { return dims_.data(); }
     const std::size_t* begin() const { return dims_.data(); }
     const std::size_t* end() const { return dims_.data() + rank_; }
@@ -59,6 +64,7 @@ public:
     void push_back(std::size_t dim) {
         if (rank_ == max_rank) throw shape_error("zg::tensor: a tensor has at most 8 dimensions");
         dims_[rank_++] = dim;
+        check_numel();
     }
 
     std::vector<std::size_t> to_vector() const { return {begin(), end()}; }
@@ -85,6 +91,17 @@ public:
     }
 
 private:
+    void check_numel() const {
+        std::size_t n = 1;
+        for (std::size_t d : *this) {
+            if (d == 0) continue;
+            if (n > max_numel / d)
+                throw shape_error("zg::tensor: shape " + to_string() + " has more than " +
+                                  std::to_string(max_numel) + " elements");
+            n *= d;
+        }
+    }
+
     std::array<std::size_t, max_rank> dims_{};
     std::size_t rank_ = 0;
 };

@@ -13,6 +13,7 @@
 #include <random> // mt19937_64: randn's raw bits
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -145,6 +146,8 @@ public:
         if (!n.requires_grad)
             throw error("zg::tensor::backward: this tensor depends on no tensor with "
                         "requires_grad = true, so there is no gradient to compute");
+        if (tape_ != detail::thread_object<detail::tensor_tape>) [[unlikely]]
+            throw_other_thread("backward");
         tape_->backward(index_);
     }
 
@@ -172,6 +175,12 @@ private:
         return {tape, tape.push(shape, requires_grad, nullptr, "leaf")};
     }
     detail::tensor_node& unchecked_node() const { return tape_->node(index_); }
+
+    [[noreturn, gnu::cold]] static void throw_other_thread(std::string_view operation) {
+        throw error("zg::tensor: operation " + std::string(operation) +
+                    " on a tensor of another thread's tape; each thread records on its own tape: "
+                    "give each thread tensors made there (from the values, data())");
+    }
 
     detail::tensor_node& checked_node() const {
         if (tape_ == nullptr) [[unlikely]]
@@ -241,8 +250,12 @@ namespace detail {
 /// What the operations need from a tensor handle: its checked node and tape, and a handle to a
 /// node they record.
 struct tensor_access {
-    static tensor_tape& tape(const tensor& t) {
+    /// The tape an operation on t records on: t's, which must be the calling thread's (another
+    /// thread's tape would be written by two threads at once).
+    static tensor_tape& tape(const tensor& t, std::string_view operation) {
         t.checked_node();
+        if (t.tape_ != thread_object<tensor_tape>) [[unlikely]]
+            tensor::throw_other_thread(operation);
         return *t.tape_;
     }
     static tensor_node& node(const tensor& t) { return t.checked_node(); }
@@ -250,19 +263,16 @@ struct tensor_access {
     static tensor make(tensor_tape& tape, tensor::index_type index) { return {tape, index}; }
 };
 
-/// The tape two operands share; zg::error if they live on two threads' tapes.
-inline tensor_tape& common_tape(const char* operation, const tensor& a, const tensor& b) {
-    tensor_tape& tape = tensor_access::tape(a);
-    if (&tape != &tensor_access::tape(b)) [[unlikely]]
-        throw error(std::string(operation) +
-                    ": operands live on two threads' tapes; each thread must make its own "
-                    "tensors");
-    return tape;
+/// The tape two operands share: the calling thread's (zg::error naming the operation if either
+/// is on another thread's).
+inline tensor_tape& common_tape(std::string_view operation, const tensor& a, const tensor& b) {
+    tensor_access::tape(b, operation);
+    return tensor_access::tape(a, operation);
 }
 
 /// A one-element constant on t's tape, for a plain number mixed with a tensor.
 inline tensor constant_like(const tensor& t, double value) {
-    tensor_tape& tape = tensor_access::tape(t);
+    tensor_tape& tape = tensor_access::tape(t, "a constant");
     const auto i = tape.push(tensor_shape{}, false, nullptr, "leaf");
     tape.node(i).value[0] = value;
     return tensor_access::make(tape, i);
