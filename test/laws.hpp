@@ -1,7 +1,9 @@
 // test/laws.hpp: the derivative laws every mode must obey, one entry per elementary operation:
 // the rule, a generic lambda that applies the operation in any mode, the closed-form derivative
 // and the domain to sample. test/core/rules.cpp holds each rule to finite differences and the
-// closed form; each mode's laws test holds the mode to the closed form.
+// closed form; each mode's laws test holds the mode to the closed form. The reductions' laws
+// (value and gradient of sum, prod and log_sum_exp, infinities, NaN and empty ranges included)
+// are at the end: test/core/reductions.cpp holds every mode to them.
 #pragma once
 
 #include <zerograd/core/rules.hpp>
@@ -10,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <string_view>
 #include <tuple>
@@ -172,5 +175,81 @@ struct rule_of<binary_law<Op, F, DL, DR, Domain>> {
 };
 template <class Law>
 using rule_t = typename rule_of<std::remove_cvref_t<Law>>::type;
+
+// ---- Reductions -------------------------------------------------------------------------------
+
+/// A reduction's value and gradient at a point.
+struct reduced {
+    double value;
+    std::vector<double> gradient;
+};
+
+inline constexpr double inf = std::numeric_limits<double>::infinity();
+inline constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+/// Points for the reductions: ordinary ones, the empty range, and every edge of the policy.
+inline const std::vector<std::vector<double>> reduction_points = {
+    {0.5, -1.25, 2.0},  {1000.0, 999.0, -1000.0}, {}, {3.0}, {-inf, -inf}, {-inf, 0.0, 1.0},
+    {inf, 0.0},         {inf, inf, -2.0},         {inf, -inf}, {nan, 1.0}, {nan, inf},
+    {0.0, inf, 2.0},    {0.0, 0.0, 4.0},          {-0.0, 1e308, 1e308}};
+
+/// The policy for log_sum_exp, from its statement in core/reductions.hpp (not from the code
+/// that implements it): shift by the largest element; no elements: -inf; every element -inf:
+/// -inf with partials 0; some +inf: +inf with 1/m on the m infinite elements; NaN: NaN all over.
+inline reduced log_sum_exp_law(const std::vector<double>& x) {
+    const std::size_t n = x.size();
+    if (std::any_of(x.begin(), x.end(), [](double v) { return std::isnan(v); }))
+        return {nan, std::vector<double>(n, nan)};
+    const auto infinite = std::count(x.begin(), x.end(), inf);
+    if (infinite > 0) {
+        std::vector<double> g(n);
+        for (std::size_t k = 0; k < n; ++k)
+            g[k] = x[k] == inf ? 1.0 / static_cast<double>(infinite) : 0.0;
+        return {inf, g};
+    }
+    if (std::all_of(x.begin(), x.end(), [](double v) { return v == -inf; }))
+        return {-inf, std::vector<double>(n, 0.0)};
+    const double shift = *std::max_element(x.begin(), x.end());
+    double total = 0;
+    for (double v : x)
+        total += std::exp(v - shift);
+    std::vector<double> g(n);
+    for (std::size_t k = 0; k < n; ++k)
+        g[k] = std::exp(x[k] - shift) / total;
+    return {shift + std::log(total), g};
+}
+
+/// sum: IEEE's sum from first to last (0 when empty); every partial 1, whatever the values.
+inline reduced sum_law(const std::vector<double>& x) {
+    double total = 0;
+    for (double v : x)
+        total += v;
+    return {total, std::vector<double>(x.size(), 1.0)};
+}
+
+/// prod: IEEE's product from first to last (1 when empty); the partial by x_k is the product of
+/// the others, the ones before k times the ones after it.
+inline reduced prod_law(const std::vector<double>& x) {
+    double product = 1;
+    for (double v : x)
+        product *= v;
+    std::vector<double> g(x.size());
+    for (std::size_t k = 0; k < x.size(); ++k) {
+        double before = 1, after = 1;
+        for (std::size_t j = 0; j < k; ++j)
+            before *= x[j];
+        for (std::size_t j = x.size(); j-- > k + 1;)
+            after *= x[j];
+        g[k] = before * after;
+    }
+    return {product, g};
+}
+
+/// Whether two numbers agree: both NaN, or equal to `tolerance` (0: to the bit).
+inline bool agree(double a, double b, double tolerance = 0) {
+    if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+    if (std::isinf(a) || std::isinf(b) || tolerance == 0) return a == b;
+    return close(a, b, tolerance);
+}
 
 } // namespace laws

@@ -5,5 +5,6 @@
 #include "zerograd/fwd/dual.hpp"
 #include "zerograd/fwd/grad.hpp"
 #include "zerograd/fwd/jacobian.hpp"
+#include "zerograd/fwd/reductions.hpp"
 #include "zerograd/tape/hessian.hpp"
 #include "zerograd/tape/jacobian.hpp"

@@ -256,24 +256,108 @@ T prod(std::span<const T> x, T* partials) {
     return product;
 }
 
-/// y = log sum_k exp(x_k), around the largest element m (0 when it is not finite); dy/dx_k =
-/// exp(x_k - m) / sum_j exp(x_j - m).
+// log_sum_exp, in every mode and in the tensors' log_softmax and cross_entropy: the value is
+// shift + log(total), with total = sum_k exp(x_k - shift) around the largest element, and the
+// partial by x_k is exp(x_k - shift) / total. Where no shift helps, one policy:
+//
+//   no elements                          value -inf
+//   every element -inf (a masked row)    value -inf, every partial 0
+//   some element +inf (and none NaN)     value +inf, partial 1/m for each of the m infinite
+//                                        elements (the limit of the softmax), 0 for the others
+//   some element NaN                     value NaN, every partial NaN
+//
+// Each mode computes the terms and their total its own way (kept, fused, in lanes), then lets
+// log_sum_exp_settle give the value and put the edge cases into the terms and the total, so
+// that term / total is the partial in every case.
+
+/// The shift: the largest element (NaN ignored) when finite, else 0.
+inline double log_sum_exp_shift(double largest) { return std::isfinite(largest) ? largest : 0.0; }
+
+/// The value from the terms exp(x_k - shift) (n of them, `stride` apart) and their total, which
+/// it leaves such that terms[k] / total is dy/dx_k, the edge cases included.
+template <class T>
+T log_sum_exp_settle(T* terms, std::size_t n, std::size_t stride, T& total, double shift) {
+    using std::log;
+    constexpr double infinity = std::numeric_limits<double>::infinity();
+    if (total > T(0) && total < T(infinity)) [[likely]]
+        return log(total) + shift;
+    if (total == T(0)) { // no elements, or every one -inf: the terms are all 0
+        total = T(1);
+        return T(-infinity);
+    }
+    if (total == T(infinity)) { // shift 0 and some element +inf: its term is +inf
+        std::size_t infinite = 0;
+        for (std::size_t k = 0; k < n; ++k) {
+            T& term = terms[k * stride];
+            term = term == T(infinity) ? T(1) : T(0);
+            infinite += term == T(1);
+        }
+        total = T(static_cast<double>(infinite));
+        return T(infinity);
+    }
+    return total; // NaN: so is the value, and every term / total
+}
+
+/// y = log sum_k exp(x_k) and dy/dx_k, by the policy above.
 template <class T>
 T log_sum_exp(std::span<const T> x, T* partials) {
     using std::exp;
-    using std::log;
-    double shift = -std::numeric_limits<double>::infinity();
+    double largest = -std::numeric_limits<double>::infinity();
     for (const T& xk : x)
-        shift = std::max(shift, detail::primal(xk));
-    if (!std::isfinite(shift)) shift = 0;
+        largest = std::max(largest, detail::primal(xk));
+    const double shift = log_sum_exp_shift(largest);
     T total(0);
     for (std::size_t k = 0; k < x.size(); ++k) {
         partials[k] = exp(x[k] - shift);
         total = k == 0 ? partials[0] : total + partials[k];
     }
+    const T y = log_sum_exp_settle(partials, x.size(), 1, total, shift);
     for (std::size_t k = 0; k < x.size(); ++k)
         partials[k] = partials[k] / total;
-    return log(total) + shift;
+    return y;
+}
+
+// The strided form, for the rows (along any axis) of a tensor's log_softmax and cross_entropy:
+// their softmax is log_sum_exp's partials.
+
+/// log sum exp over n elements `stride` apart as max + log(sum(exp(x - max))): subtracting the
+/// maximum first keeps every exponential finite (logits of 1000 give 1000 + log(...), not
+/// infinity). The two parts are returned apart because x - max is exact for nearby values, so
+/// (x - max) - log_sum keeps the digits that x - (max + log_sum) would round away at large x.
+/// A row where no shift helps (empty, all -inf, some +inf or NaN) has log_sum NaN: its softmax
+/// comes from edge_softmax, by the policy above.
+struct log_sum_exp_parts {
+    double max;
+    double log_sum;
+};
+
+inline double strided_shift(const double* x, std::size_t n, std::size_t stride) {
+    double top = -std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < n; ++j)
+        top = std::max(top, x[j * stride]);
+    return log_sum_exp_shift(top);
+}
+
+inline log_sum_exp_parts strided_log_sum_exp(const double* x, std::size_t n, std::size_t stride) {
+    const double shift = strided_shift(x, n, stride);
+    double total = 0.0;
+    for (std::size_t j = 0; j < n; ++j)
+        total += std::exp(x[j * stride] - shift);
+    if (total > 0 && total < std::numeric_limits<double>::infinity()) [[likely]]
+        return {shift, std::log(total)};
+    return {shift, std::numeric_limits<double>::quiet_NaN()};
+}
+
+/// The softmax of a row where no shift helps, into p (`stride` apart, as the row): 0 for a
+/// masked row, 1/m on its m infinite elements, NaN from NaN.
+inline void edge_softmax(const double* x, std::size_t n, std::size_t stride, double* p) {
+    const double shift = strided_shift(x, n, stride);
+    double total = 0.0;
+    for (std::size_t j = 0; j < n; ++j)
+        total += p[j * stride] = std::exp(x[j * stride] - shift);
+    log_sum_exp_settle(p, n, stride, total, shift);
+    for (std::size_t j = 0; j < n; ++j)
+        p[j * stride] /= total;
 }
 
 } // namespace reduction_rules

@@ -50,6 +50,12 @@ enum class op_id : std::uint8_t {
 template <class Op>
 inline constexpr bool unbounded_partials = requires { Op::unbounded_partials; };
 
+/// Whether a rule's value overflows to infinity at moderate finite inputs (exp(800)), its
+/// partial with it: a tape notes such a value, as it notes infinite inputs, so that its sweep
+/// keeps zeros strong. (Arithmetic that overflows, 1e200 * 1e200, is not looked for.)
+template <class Op>
+inline constexpr bool overflowing_values = requires { Op::overflowing_values; };
+
 /// A rule of one argument states `value(x)` and `dx(x, y)`, the partial at x given y = value(x);
 /// a rule of two states `value(l, r)`, `dl(l, r, y)` and `dr(l, r, y)`. T is double or any
 /// scalar that behaves like one (a dual number, for derivatives of derivatives): functions are
@@ -302,6 +308,7 @@ struct hypot_op {
 // ---- Exponentials and logarithms ---------------------------------------------------------------
 
 struct exp_op {
+    static constexpr bool overflowing_values = true; // see zg::overflowing_values
     static constexpr op_id id = op_id::exp;
     static constexpr std::string_view name = "exp";
     template <class T>
@@ -316,6 +323,7 @@ struct exp_op {
 };
 
 struct expm1_op {
+    static constexpr bool overflowing_values = true; // see zg::overflowing_values
     static constexpr op_id id = op_id::expm1;
     static constexpr std::string_view name = "expm1";
     template <class T>
@@ -474,6 +482,7 @@ struct atan2_op {
 // ---- Hyperbolic and activations ----------------------------------------------------------------
 
 struct sinh_op {
+    static constexpr bool overflowing_values = true; // see zg::overflowing_values
     static constexpr op_id id = op_id::sinh;
     static constexpr std::string_view name = "sinh";
     template <class T>
@@ -489,6 +498,7 @@ struct sinh_op {
 };
 
 struct cosh_op {
+    static constexpr bool overflowing_values = true; // see zg::overflowing_values
     static constexpr op_id id = op_id::cosh;
     static constexpr std::string_view name = "cosh";
     template <class T>

@@ -76,12 +76,17 @@ constexpr void check_result() {
 }
 
 /// The value of f's result y and the sweep of its tree (adjoint 1) and of the shared nodes the
-/// call made, into `context`.
+/// call made, into `context`. An infinite or NaN value came from an infinite or NaN input or
+/// intermediate, whose adjoints may be too: the sweep then takes strong zeros throughout, as
+/// the tape's does (an infinite adjoint passes nothing through tanh's zero partial at inf).
 template <class R, class T>
 ZG_INLINE constexpr T value_and_sweep(const R& y, frame<T>& call, sweep_context<T>& context) {
     if constexpr (Expression<R>) {
         const auto values = evaluated(y.tree);
-        backward(y.tree, values.data(), T(1), context);
+        if (zg::detail::is_finite(value_at(y.tree, values.data()))) [[likely]]
+            backward(y.tree, values.data(), T(1), context);
+        else
+            backward<true>(y.tree, values.data(), T(1), context);
         sweep_list(call.persistent_last(), static_cast<shared_base<T>*>(nullptr), context);
         return value_at(y.tree, values.data());
     } else {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "zerograd/core/error.hpp"
+#include "zerograd/core/reductions.hpp" // the rule of log_sum_exp at its edges
 #include "zerograd/core/scalar.hpp"
 #include "zerograd/expr/expression.hpp"
 #include "zerograd/expr/frame.hpp"
@@ -60,15 +61,15 @@ auto log_sum_exp_of(frame<T>& f, const Trees&... trees) {
          ...);
     }
     (std::index_sequence_for<Trees...>{});
-    using std::exp, std::log;
-    T top(-std::numeric_limits<double>::infinity());
+    using std::exp;
+    double largest = -std::numeric_limits<double>::infinity();
     for (const T& term : terms)
-        if (top < term) top = term;
+        largest = std::max(largest, zg::detail::primal(term));
+    const double shift = reduction_rules::log_sum_exp_shift(largest);
     for (std::size_t i = 0; i < terms.size(); ++i)
-        record->total += record->exponentials[i] = exp(terms[i] - top);
-    // Every term -inf: the value is -inf (or NaN from a NaN term).
-    record->value =
-        top > T(-std::numeric_limits<double>::infinity()) ? top + log(record->total) : top;
+        record->total += record->exponentials[i] = exp(terms[i] - shift);
+    record->value = reduction_rules::log_sum_exp_settle(record->exponentials.data(), terms.size(),
+                                                        1, record->total, shift);
     f.touch((leaves_of<Trees> | ... | leaf_set{}).vectors);
     f.keep(record);
     return make(shared_expr<T>{record}, &f);

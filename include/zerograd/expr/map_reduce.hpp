@@ -4,6 +4,7 @@
 #pragma once
 
 #include "zerograd/core/error.hpp"
+#include "zerograd/core/reductions.hpp" // the rule of log_sum_exp at its edges
 #include "zerograd/expr/accumulate.hpp"
 #include "zerograd/expr/expression.hpp"
 #include "zerograd/expr/frame.hpp"
@@ -408,19 +409,19 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
         if constexpr (Kind == reduction_kind::sum) {
             record->value = sum;
         } else {
-            using std::exp, std::log;
+            using std::exp;
             const auto term = [&](std::size_t k) {
                 return value_at(kept[k].tree_of, kept[k].values.data());
             };
-            T top(-std::numeric_limits<double>::infinity());
+            double largest = -std::numeric_limits<double>::infinity();
             for (std::size_t k = 0; k < n; ++k)
-                if (top < term(k)) top = term(k);
+                largest = std::max(largest, zg::detail::primal(term(k)));
+            const double shift = reduction_rules::log_sum_exp_shift(largest);
             record->terms = f.template scratch<T>(n);
             for (std::size_t k = 0; k < n; ++k)
-                record->total += record->terms[k] = exp(term(k) - top);
-            // Empty, or every element -inf: the value is -inf (or NaN from a NaN element).
+                record->total += record->terms[k] = exp(term(k) - shift);
             record->value =
-                top > T(-std::numeric_limits<double>::infinity()) ? top + log(record->total) : top;
+                reduction_rules::log_sum_exp_settle(record->terms, n, 1, record->total, shift);
         }
     }
     f.keep(record);

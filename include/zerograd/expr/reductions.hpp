@@ -46,7 +46,13 @@ constexpr typename V::value_type sweep_elements(const V& v, Sink& sink, AdjointO
         const auto values = evaluated(e);
         const T& value = value_at(e, values.data());
         total += value;
-        backward<Strong>(e, values.data(), adjoint_of(k, value), loop);
+        // An element whose value or adjoint is infinite or NaN may have such adjoints inside:
+        // its zeros must be strong.
+        const T adjoint = adjoint_of(k, value);
+        if (Strong || (zg::detail::is_finite(value) && zg::detail::is_finite(adjoint))) [[likely]]
+            backward<Strong>(e, values.data(), adjoint, loop);
+        else
+            backward<true>(e, values.data(), adjoint, loop);
     }
     loop.finish();
     v.template pass_broadcasts<0>(loop.broadcasts.data(), sink);
@@ -103,21 +109,22 @@ template <class V>
     return product;
 }
 
-/// The largest element (-inf if empty), and sum_k exp(v_k - top) with each term kept.
+/// The largest element (-inf if empty; NaN ignored), and sum_k exp(v_k - shift) with each term
+/// kept.
 template <class V>
-[[gnu::noinline]] typename V::value_type largest_element(const V& v) {
-    typename V::value_type top(-std::numeric_limits<double>::infinity());
+[[gnu::noinline]] double largest_element(const V& v) {
+    double top = -std::numeric_limits<double>::infinity();
     for (std::size_t k = 0; k < v.size(); ++k)
-        top = std::max(top, element_value(v, k));
+        top = std::max(top, zg::detail::primal(element_value(v, k)));
     return top;
 }
 template <class V>
-[[gnu::noinline]] typename V::value_type sum_of_exponentials(const V& v, typename V::value_type top,
+[[gnu::noinline]] typename V::value_type sum_of_exponentials(const V& v, double shift,
                                                              typename V::value_type* terms) {
     using std::exp;
     typename V::value_type total{0};
     for (std::size_t k = 0; k < v.size(); ++k)
-        total += terms[k] = exp(element_value(v, k) - top);
+        total += terms[k] = exp(element_value(v, k) - shift);
     return total;
 }
 
@@ -203,12 +210,10 @@ struct log_sum_exp_record : vector_reduction<log_sum_exp_record<V>, V> {
     log_sum_exp_record(const V& vector, frame<value_type>& owner)
         : vector_reduction<log_sum_exp_record, V>(vector),
           terms(owner.template scratch<value_type>(vector.size())) {
-        using std::log;
-        const value_type top = detail::largest_element(this->v);
-        total = detail::sum_of_exponentials(this->v, top, terms);
-        // Empty, or every element -inf: the value is -inf (or NaN from a NaN element).
+        const double shift = reduction_rules::log_sum_exp_shift(detail::largest_element(this->v));
+        total = detail::sum_of_exponentials(this->v, shift, terms);
         this->value =
-            top > value_type(-std::numeric_limits<double>::infinity()) ? top + log(total) : top;
+            reduction_rules::log_sum_exp_settle(terms, this->v.size(), 1, total, shift);
         value_type unused;
         this->sweep_now(owner, unused);
     }

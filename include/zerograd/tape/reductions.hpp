@@ -96,11 +96,12 @@ T* partials_for(std::size_t count, int slot) {
 }
 
 /// In checked builds, a reduction of finite elements whose value is not finite (an overflow)
-/// throws zg::domain_error, as its elementary operations one by one would.
+/// throws zg::domain_error, as its elementary operations one by one would. An empty
+/// log_sum_exp's -inf is its value, not an overflow.
 template <class T>
 void check_reduction(std::string_view operation, const T& y, std::span<const T> values) {
     if constexpr (config::checked) {
-        if (std::isfinite(zg::detail::primal(y))) return;
+        if (std::isfinite(zg::detail::primal(y)) || values.empty()) return;
         for (const T& x : values)
             if (!std::isfinite(zg::detail::primal(x))) return;
         throw domain_error("zg::domain_error: " + std::string(operation) + " of " +

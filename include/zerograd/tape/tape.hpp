@@ -101,7 +101,9 @@ public:
     /// from this tape (zg::var(x.data())), which growing moves.
     index_type record_leaf(T value) {
         make_room(0);
-        return push<0>(op_id::leaf, value, {}, {});
+        const index_type i = push<0>(op_id::leaf, value, {}, {});
+        note_nonfinite(i, value); // its users' partials may be infinite or NaN
+        return i;
     }
 
     /// Records one input per value, at consecutive indices; returns the first.
@@ -110,6 +112,11 @@ public:
             grow_nodes(size_ + count);
         const index_type first = size_;
         std::copy_n(values, count, values_ + first);
+        for (std::size_t k = 0; k < count; ++k)
+            if (!zg::detail::is_finite(values[k])) [[unlikely]] {
+                note_nonfinite(first + index_type(k), values[k]);
+                break;
+            }
         std::fill_n(shapes_ + first, count, node_shape{op_id::leaf, 0});
         size_ = static_cast<index_type>(first + count);
         return first;
@@ -126,6 +133,12 @@ public:
                            std::size_t count) {
         std::size_t done = 0;
         index_type previous = 0;
+        // An infinite or NaN value (from such elements) makes its users' partials so; a
+        // product's partials, which may overflow where its value does not, are noted apart.
+        note_nonfinite(size_, y);
+        if (op == op_id::prod)
+            for (std::size_t k = 0; k < count; ++k)
+                note_nonfinite(size_, partials[k]);
         do {
             const std::size_t link = done == 0 ? 0 : 1;
             const std::size_t take = std::min(count - done, max_arity - link);
@@ -341,9 +354,10 @@ private:
     /// zg::detail::chain's: a zero adjoint passes nothing, so an infinite partial on a path that
     /// does not reach the root (log at 0 under relu's dead side) cannot turn 0 into NaN, and an
     /// infinite or NaN adjoint passes nothing through a zero partial (sqrt at 0 over relu's dead
-    /// side): walk_nodes hands such a node to pass_nonfinite. Only a recorded rule with
-    /// zg::unbounded_partials makes an infinite partial from finite values, and only a sweep
-    /// over one (Checked) looks for such adjoints.
+    /// side): walk_nodes hands such a node to pass_nonfinite. An infinite or NaN partial comes
+    /// from an infinite or NaN value (a leaf's, or a result's, which its users' partials take
+    /// up) or from a rule with zg::unbounded_partials at finite values; the tape notes both,
+    /// and only a sweep over one (Checked) looks for such adjoints.
     template <bool Floored, bool Marking, bool Checked>
     sweep_state walk_nodes(index_type from, index_type to, index_type floor,
                            index_type marked_below, sweep_state state) {
@@ -423,11 +437,11 @@ private:
                                           state.carry, adjoints_);
     }
 
-    /// Notes node i's partials (of a rule with zg::unbounded_partials): if one is infinite or
-    /// NaN, sweeps over node i look for infinite adjoints.
-    template <class... Partials>
-    void note_partials(index_type i, const Partials&... partials) {
-        if (!(zg::detail::is_finite(partials) && ...)) [[unlikely]]
+    /// Notes node i's partials: if one is infinite or NaN, sweeps over node i look for infinite
+    /// adjoints.
+    template <class... Numbers>
+    void note_nonfinite(index_type i, const Numbers&... numbers) {
+        if (!(zg::detail::is_finite(numbers) && ...)) [[unlikely]]
             first_nonfinite_partial_ = std::min(first_nonfinite_partial_, i);
     }
 

@@ -86,7 +86,7 @@ public:
         const T xv = tape.value(x.index_);
         const T y = zg::detail::checked_value(op, xv);
         const T dx = op.dx(xv, y);
-        return noted<Op>(tape, push_node(tape, Op::id, y, x.index_, dx), dx);
+        return noted<Op>(tape, push_node(tape, Op::id, y, x.index_, dx), y, dx);
     }
 
     /// Records y = op(l, r) for two variables on the same tape.
@@ -99,7 +99,7 @@ public:
         const T lv = tape.value(l.index_), rv = tape.value(r.index_);
         const T y = zg::detail::checked_value(op, lv, rv);
         const T dl = op.dl(lv, rv, y), dr = op.dr(lv, rv, y);
-        return noted<Op>(tape, push_node(tape, Op::id, y, l.index_, dl, r.index_, dr), dl, dr);
+        return noted<Op>(tape, push_node(tape, Op::id, y, l.index_, dl, r.index_, dr), y, dl, dr);
     }
 
     /// Records y = op(l, r) with r a constant: only dy/dl is computed.
@@ -110,7 +110,7 @@ public:
         const T lv = tape.value(l.index_);
         const T y = zg::detail::checked_value(op, lv, r);
         const T dl = op.dl(lv, r, y);
-        return noted<Op>(tape, push_node(tape, Op::id, y, l.index_, dl), dl);
+        return noted<Op>(tape, push_node(tape, Op::id, y, l.index_, dl), y, dl);
     }
 
     /// Records y = op(l, r) with l a constant: only dy/dr is computed.
@@ -121,7 +121,7 @@ public:
         const T rv = tape.value(r.index_);
         const T y = zg::detail::checked_value(op, l, rv);
         const T dr = op.dr(l, rv, y);
-        return noted<Op>(tape, push_node(tape, Op::id, y, r.index_, dr), dr);
+        return noted<Op>(tape, push_node(tape, Op::id, y, r.index_, dr), y, dr);
     }
 
 private:
@@ -137,11 +137,14 @@ private:
         return tape.record(node...);
     }
 
-    /// The variable of node i, just recorded by rule Op with these partials: a rule whose
-    /// partials may be infinite (zg::unbounded_partials) has the tape note them for its sweeps.
+    /// The variable of node i, just recorded by rule Op with value y and these partials: the
+    /// tape notes, for its sweeps, the partials of a rule whose partials may be infinite at
+    /// finite values (zg::unbounded_partials) and the value of one that overflows
+    /// (zg::overflowing_values): the partials of its users may be infinite too.
     template <class Op, class... Partials>
-    static basic_var noted(tape_type& tape, index_type i, const Partials&... partials) {
-        if constexpr (unbounded_partials<Op>) tape.note_partials(i, partials...);
+    static basic_var noted(tape_type& tape, index_type i, const T& y, const Partials&... partials) {
+        if constexpr (unbounded_partials<Op>) tape.note_nonfinite(i, partials...);
+        if constexpr (overflowing_values<Op>) tape.note_nonfinite(i, y);
         return basic_var(tape, i);
     }
 

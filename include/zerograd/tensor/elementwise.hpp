@@ -181,7 +181,7 @@ inline tensor operator-(const tensor& x) { return detail::record_unary(neg_op{},
     inline tensor operator symbol(double l, const tensor& r) {                                     \
         return detail::record_binary(fn##_op{}, l, r);                                             \
     }                                                                                              \
-    /** Rebinds l to the new node, as `l = l symbol r`; r must broadcast to l's shape. */         \
+    /** Rebinds l to the new node, as `l = l symbol r`; r must broadcast to l's shape. */          \
     inline tensor& operator symbol##=(tensor& l, const tensor& r) {                                \
         return detail::assign_binary(fn##_op{}, l, r);                                             \
     }                                                                                              \

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "zerograd/core/error.hpp"
+#include "zerograd/core/reductions.hpp" // the rule of log_sum_exp at its edges
 #include "zerograd/tensor/tensor.hpp"
 
 #include <algorithm>
@@ -104,34 +105,23 @@ inline void log_softmax_backward(tensor_tape& tape, tensor_node& self) {
         }
 }
 
-/// log(sum(exp(x))) over n elements `stride` apart as max + log(sum(exp(x - max))): subtracting
-/// the maximum first keeps every exponential finite (logits of 1000 give 1000 + log(...), not
-/// infinity). The two parts are returned apart because x - max is exact for nearby values, so
-/// (x - max) - log_sum keeps the digits that x - (max + log_sum) would round away at large x.
-struct log_sum_exp_parts {
-    double max;
-    double log_sum;
-};
-inline log_sum_exp_parts strided_log_sum_exp(const double* x, std::size_t n, std::size_t stride) {
-    double top = -std::numeric_limits<double>::infinity();
-    for (std::size_t j = 0; j < n; ++j)
-        top = std::max(top, x[j * stride]);
-    if (!std::isfinite(top)) return {0.0, std::log(static_cast<double>(n)) + top}; // no shift helps
-    double total = 0.0;
-    for (std::size_t j = 0; j < n; ++j)
-        total += std::exp(x[j * stride] - top);
-    return {top, std::log(total)};
-}
-
 inline void cross_entropy_backward(tensor_tape& tape, tensor_node& self) {
     tensor_node& x = tape.node(self.operands[0]);
     double* gx = tape.gradient_of(x);
     const std::size_t rows = x.shape[0], classes = x.shape[1];
     const double g = self.grad[0] / static_cast<double>(rows);
     const double* xv = x.value.data();
+    std::vector<double> edge; // the softmax of a row where no shift helps
     for (std::size_t b = 0; b < rows; ++b) {
         const double top = self.saved[2 * b], log_sum = self.saved[2 * b + 1];
         const auto label = static_cast<std::size_t>(self.labels[b]);
+        if (std::isnan(log_sum)) [[unlikely]] {
+            edge.resize(classes);
+            reduction_rules::edge_softmax(xv + b * classes, classes, 1, edge.data());
+            for (std::size_t c = 0; c < classes; ++c)
+                gx[b * classes + c] += g * (edge[c] - (c == label ? 1.0 : 0.0));
+            continue;
+        }
         for (std::size_t c = 0; c < classes; ++c) {
             const std::size_t k = b * classes + c;
             gx[k] += g * (std::exp((xv[k] - top) - log_sum) - (c == label ? 1.0 : 0.0));
@@ -169,7 +159,13 @@ inline tensor log_softmax(const tensor& x, int axis = -1) {
     for (std::size_t o = 0; o < v.outer; ++o)
         for (std::size_t in = 0; in < v.inner; ++in) {
             const std::size_t base = o * v.n * v.inner + in;
-            const auto lse = detail::strided_log_sum_exp(xv + base, v.n, v.inner);
+            const auto lse = reduction_rules::strided_log_sum_exp(xv + base, v.n, v.inner);
+            if (std::isnan(lse.log_sum)) [[unlikely]] { // log of the softmax by the rule
+                reduction_rules::edge_softmax(xv + base, v.n, v.inner, y + base);
+                for (std::size_t j = 0; j < v.n; ++j)
+                    y[base + j * v.inner] = std::log(y[base + j * v.inner]);
+                continue;
+            }
             for (std::size_t j = 0; j < v.n; ++j)
                 y[base + j * v.inner] = (xv[base + j * v.inner] - lse.max) - lse.log_sum;
         }
@@ -210,11 +206,18 @@ inline tensor cross_entropy(const tensor& logits, std::span<const int> labels) {
     out.labels.assign(labels.begin(), labels.end());
     out.saved.resize(2 * rows); // per row: the maximum and log(sum(exp(x - maximum)))
     double total = 0.0;
+    std::vector<double> edge; // the softmax of a row where no shift helps
     for (std::size_t b = 0; b < rows; ++b) {
         const double* row = xn.value.data() + b * classes;
-        const auto lse = detail::strided_log_sum_exp(row, classes, 1);
+        const auto lse = reduction_rules::strided_log_sum_exp(row, classes, 1);
         out.saved[2 * b] = lse.max;
         out.saved[2 * b + 1] = lse.log_sum;
+        if (std::isnan(lse.log_sum)) [[unlikely]] {
+            edge.resize(classes);
+            reduction_rules::edge_softmax(row, classes, 1, edge.data());
+            total += -std::log(edge[static_cast<std::size_t>(labels[b])]);
+            continue;
+        }
         total += lse.log_sum - (row[labels[b]] - lse.max);
     }
     out.value[0] = total / static_cast<double>(rows);

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdint> // PTRDIFF_MAX
 #include <cstddef>
+#include <cstdint> // PTRDIFF_MAX
 #include <initializer_list>
 #include <ostream>
 #include <span>
