@@ -122,7 +122,7 @@ TEST_CASE("tensors' log_softmax and cross_entropy take the same softmax") {
     }
 }
 
-TEST_CASE("an empty log_sum_exp is -inf, not an error, even in a checked build's tape") {
+TEST_CASE("an empty log_sum_exp is -inf") {
     const std::vector<double> none;
     CHECK(zg::tape::value_and_grad([](auto v) { return zg::log_sum_exp(v); }, none).value ==
           -laws::inf);

@@ -38,4 +38,9 @@ TEST_CASE("reductions that overflow from finite elements are reported") {
     CHECK(zg::log_sum_exp(large).data() == doctest::Approx(1e200)); // shifted: no overflow
     const std::vector<zg::var> with_infinity{zg::var(INFINITY), zg::var(1.0)};
     CHECK(std::isinf(zg::sum(with_infinity).data())); // passed on, not reported
+    // An empty log_sum_exp's -inf is its value (the log of an empty sum), not an overflow.
+    CHECK(zg::log_sum_exp(std::vector<zg::var>{}).data() == -INFINITY);
+    CHECK(zg::tape::value_and_grad([](auto v) { return zg::log_sum_exp(v); },
+                                   std::vector<double>{})
+              .value == -INFINITY);
 }
