@@ -203,7 +203,8 @@ inline std::string describe(const shape& s) {
 /// NaN or large (where exp and products overflow).
 inline std::vector<double> draw_input(random& rng) {
     constexpr int lengths[] = {0, 1, 2, 2, 3, 3, 4, 5};
-    std::vector<double> x(std::size_t(lengths[rng.below(8)]));
+    const auto length = static_cast<std::size_t>(lengths[rng.below(8)]);
+    std::vector<double> x(length);
     for (double& e : x) {
         const int k = rng.below(100);
         e = k < 78   ? rng.uniform(-2, 2)
