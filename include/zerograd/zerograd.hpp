@@ -7,3 +7,4 @@
 #include "zerograd/nn.hpp"
 #include "zerograd/tape.hpp"
 #include "zerograd/tensor.hpp"
+#include "zerograd/version.hpp"
