@@ -298,20 +298,32 @@ T log_sum_exp_settle(T* terms, std::size_t n, std::size_t stride, T& total, doub
     return total; // NaN: so is the value, and every term / total
 }
 
+/// The value of log sum_k exp(x_k) for the n elements value_of(0), ..., value_of(n - 1): puts
+/// their terms exp(x_k - shift) into terms[k * stride] and their total (summed first to last)
+/// into `total`, settled so that terms[k] / total is dy/dx_k. Every mode's log_sum_exp computes
+/// through this, with the elements wherever that mode keeps them.
+template <class T, class ValueOf>
+T log_sum_exp_terms(std::size_t n, ValueOf value_of, T* terms, std::size_t stride, T& total) {
+    using std::exp;
+    double largest = -std::numeric_limits<double>::infinity();
+    for (std::size_t k = 0; k < n; ++k)
+        largest = std::max(largest, detail::primal(value_of(k)));
+    const double shift = log_sum_exp_shift(largest);
+    total = T(0);
+    for (std::size_t k = 0; k < n; ++k) {
+        T& term = terms[k * stride];
+        term = exp(value_of(k) - shift);
+        total = k == 0 ? term : total + term;
+    }
+    return log_sum_exp_settle(terms, n, stride, total, shift);
+}
+
 /// y = log sum_k exp(x_k) and dy/dx_k, by the policy above.
 template <class T>
 T log_sum_exp(std::span<const T> x, T* partials) {
-    using std::exp;
-    double largest = -std::numeric_limits<double>::infinity();
-    for (const T& xk : x)
-        largest = std::max(largest, detail::primal(xk));
-    const double shift = log_sum_exp_shift(largest);
-    T total(0);
-    for (std::size_t k = 0; k < x.size(); ++k) {
-        partials[k] = exp(x[k] - shift);
-        total = k == 0 ? partials[0] : total + partials[k];
-    }
-    const T y = log_sum_exp_settle(partials, x.size(), 1, total, shift);
+    T total;
+    const T y = log_sum_exp_terms(x.size(), [&](std::size_t k) -> const T& { return x[k]; },
+                                  partials, 1, total);
     for (std::size_t k = 0; k < x.size(); ++k)
         partials[k] = partials[k] / total;
     return y;
@@ -331,15 +343,11 @@ struct log_sum_exp_parts {
     double log_sum;
 };
 
-inline double strided_shift(const double* x, std::size_t n, std::size_t stride) {
+inline log_sum_exp_parts strided_log_sum_exp(const double* x, std::size_t n, std::size_t stride) {
     double top = -std::numeric_limits<double>::infinity();
     for (std::size_t j = 0; j < n; ++j)
         top = std::max(top, x[j * stride]);
-    return log_sum_exp_shift(top);
-}
-
-inline log_sum_exp_parts strided_log_sum_exp(const double* x, std::size_t n, std::size_t stride) {
-    const double shift = strided_shift(x, n, stride);
+    const double shift = log_sum_exp_shift(top);
     double total = 0.0;
     for (std::size_t j = 0; j < n; ++j)
         total += std::exp(x[j * stride] - shift);
@@ -351,11 +359,8 @@ inline log_sum_exp_parts strided_log_sum_exp(const double* x, std::size_t n, std
 /// The softmax of a row where no shift helps, into p (`stride` apart, as the row): 0 for a
 /// masked row, 1/m on its m infinite elements, NaN from NaN.
 inline void edge_softmax(const double* x, std::size_t n, std::size_t stride, double* p) {
-    const double shift = strided_shift(x, n, stride);
-    double total = 0.0;
-    for (std::size_t j = 0; j < n; ++j)
-        total += p[j * stride] = std::exp(x[j * stride] - shift);
-    log_sum_exp_settle(p, n, stride, total, shift);
+    double total;
+    log_sum_exp_terms(n, [&](std::size_t j) { return x[j * stride]; }, p, stride, total);
     for (std::size_t j = 0; j < n; ++j)
         p[j * stride] /= total;
 }

@@ -61,15 +61,9 @@ auto log_sum_exp_of(frame<T>& f, const Trees&... trees) {
          ...);
     }
     (std::index_sequence_for<Trees...>{});
-    using std::exp;
-    double largest = -std::numeric_limits<double>::infinity();
-    for (const T& term : terms)
-        largest = std::max(largest, zg::detail::primal(term));
-    const double shift = reduction_rules::log_sum_exp_shift(largest);
-    for (std::size_t i = 0; i < terms.size(); ++i)
-        record->total += record->exponentials[i] = exp(terms[i] - shift);
-    record->value = reduction_rules::log_sum_exp_settle(record->exponentials.data(), terms.size(),
-                                                        1, record->total, shift);
+    record->value = reduction_rules::log_sum_exp_terms(
+        terms.size(), [&](std::size_t i) -> const T& { return terms[i]; },
+        record->exponentials.data(), 1, record->total);
     f.touch((leaves_of<Trees> | ... | leaf_set{}).vectors);
     f.keep(record);
     return make(shared_expr<T>{record}, &f);

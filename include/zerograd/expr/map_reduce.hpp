@@ -409,19 +409,12 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
         if constexpr (Kind == reduction_kind::sum) {
             record->value = sum;
         } else {
-            using std::exp;
             const auto term = [&](std::size_t k) {
                 return value_at(kept[k].tree_of, kept[k].values.data());
             };
-            double largest = -std::numeric_limits<double>::infinity();
-            for (std::size_t k = 0; k < n; ++k)
-                largest = std::max(largest, zg::detail::primal(term(k)));
-            const double shift = reduction_rules::log_sum_exp_shift(largest);
             record->terms = f.template scratch<T>(n);
-            for (std::size_t k = 0; k < n; ++k)
-                record->total += record->terms[k] = exp(term(k) - shift);
             record->value =
-                reduction_rules::log_sum_exp_settle(record->terms, n, 1, record->total, shift);
+                reduction_rules::log_sum_exp_terms(n, term, record->terms, 1, record->total);
         }
     }
     f.keep(record);

@@ -109,23 +109,13 @@ template <class V>
     return product;
 }
 
-/// The largest element (-inf if empty; NaN ignored), and sum_k exp(v_k - shift) with each term
-/// kept.
+/// log sum_k exp(v_k), its terms kept and their total (see reduction_rules::log_sum_exp_terms).
 template <class V>
-[[gnu::noinline]] double largest_element(const V& v) {
-    double top = -std::numeric_limits<double>::infinity();
-    for (std::size_t k = 0; k < v.size(); ++k)
-        top = std::max(top, zg::detail::primal(element_value(v, k)));
-    return top;
-}
-template <class V>
-[[gnu::noinline]] typename V::value_type sum_of_exponentials(const V& v, double shift,
-                                                             typename V::value_type* terms) {
-    using std::exp;
-    typename V::value_type total{0};
-    for (std::size_t k = 0; k < v.size(); ++k)
-        total += terms[k] = exp(element_value(v, k) - shift);
-    return total;
+[[gnu::noinline]] typename V::value_type log_sum_exp_terms(const V& v,
+                                                           typename V::value_type* terms,
+                                                           typename V::value_type& total) {
+    return reduction_rules::log_sum_exp_terms(
+        v.size(), [&](std::size_t k) { return element_value(v, k); }, terms, 1, total);
 }
 
 } // namespace detail
@@ -210,10 +200,7 @@ struct log_sum_exp_record : vector_reduction<log_sum_exp_record<V>, V> {
     log_sum_exp_record(const V& vector, frame<value_type>& owner)
         : vector_reduction<log_sum_exp_record, V>(vector),
           terms(owner.template scratch<value_type>(vector.size())) {
-        const double shift = reduction_rules::log_sum_exp_shift(detail::largest_element(this->v));
-        total = detail::sum_of_exponentials(this->v, shift, terms);
-        this->value =
-            reduction_rules::log_sum_exp_settle(terms, this->v.size(), 1, total, shift);
+        this->value = detail::log_sum_exp_terms(this->v, terms, total);
         value_type unused;
         this->sweep_now(owner, unused);
     }
