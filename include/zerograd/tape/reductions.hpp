@@ -58,10 +58,9 @@ reduction_scratch<T>& scratch() {
 [[noreturn, gnu::cold]] inline void throw_reduction_tapes(std::string_view operation) {
     throw error("zg::" + std::string(operation) + ": the variables are on different tapes");
 }
-[[noreturn, gnu::cold]] inline void throw_reduction_thread(std::string_view operation) {
-    throw error("zg::" + std::string(operation) +
-                ": the variables are on another thread's tape; each thread records on its own "
-                "tape: give each thread variables made there (from the values, data())");
+template <class T>
+[[noreturn, gnu::cold]] void throw_reduction_thread(std::string_view operation) {
+    basic_tape<T>::throw_other_thread("zg::" + std::string(operation) + ": the variables are on");
 }
 
 template <class R>
@@ -75,7 +74,7 @@ auto gather(std::string_view operation, const R& range, int slot) {
     if (indices.size() < n) indices.resize(n);
     basic_tape<T>* tape = n == 0 ? &this_thread_tape<T>() : &std::ranges::begin(range)->tape();
     if (!tape->on_this_thread()) [[unlikely]]
-        throw_reduction_thread(operation);
+        throw_reduction_thread<T>(operation);
     T* value_out = values.data();
     auto* index_out = indices.data();
     for (const basic_var<T>& x : range) {
@@ -189,7 +188,7 @@ auto sum(const R& range, Fn fn) {
         tape::basic_tape<T>& own = term.tape();
         if (tape == nullptr) {
             if (!own.on_this_thread()) [[unlikely]]
-                detail::throw_reduction_thread("sum");
+                detail::throw_reduction_thread<T>("sum");
             tape = &own;
         } else if (tape != &own) [[unlikely]] {
             detail::throw_reduction_tapes("sum");

@@ -16,6 +16,8 @@
 #include <cstdlib> // realloc: large tapes grow by remapping pages instead of copying
 #include <limits>
 #include <new>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -67,8 +69,20 @@ public:
                operand_count_ * (sizeof(T) + sizeof(index_type));
     }
     /// Whether the calling thread is the one that records on this tape: the thread that made
-    /// it, or the one that adopted it after its thread ended.
-    bool on_this_thread() const { return owner_ == zg::detail::this_thread_id(); }
+    /// it, or the one that adopted it after its thread ended. The thread's own tape passes the
+    /// first test, for the price of one thread_local read.
+    bool on_this_thread() const {
+        return this == zg::detail::thread_object<basic_tape> ||
+               owner_ == zg::detail::this_thread_id();
+    }
+    /// What an operation that finds !on_this_thread() throws: zg::error "<what> another
+    /// thread's tape; ...", `what` naming the operation. Two threads recording on one tape would
+    /// race.
+    [[noreturn, gnu::cold, gnu::noinline]] static void throw_other_thread(std::string_view what) {
+        throw error(std::string(what) +
+                    " another thread's tape; each thread records on its own tape: give each "
+                    "thread variables made there (from the values, data())");
+    }
     /// The stamp of nodes recorded now: the number of rewinds so far, modulo 2^32.
     std::uint32_t stamp() const { return static_cast<std::uint32_t>(rewinds_); }
 

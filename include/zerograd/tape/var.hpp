@@ -162,16 +162,14 @@ private:
         return this_threads(checked_tape(), operation);
     }
     static tape_type& this_threads(tape_type& tape, std::string_view operation) {
-        // The thread's own tape passes the first test, for the price of one thread_local read.
-        if (&tape != zg::detail::thread_object<tape_type> && !tape.on_this_thread()) [[unlikely]]
+        if (!tape.on_this_thread()) [[unlikely]]
             throw_other_thread(operation);
         return tape;
     }
 
     [[noreturn, gnu::cold, gnu::noinline]] static void throw_other_thread(std::string_view op) {
-        throw error("zg::tape: operation " + std::string(op) +
-                    " on a variable of another thread's tape; each thread records on its own "
-                    "tape: give each thread variables made there (from the values, data())");
+        tape_type::throw_other_thread("zg::tape: operation " + std::string(op) +
+                                      " on a variable of");
     }
 
     [[noreturn, gnu::cold, gnu::noinline]] static void throw_dangling(index_type index) {
