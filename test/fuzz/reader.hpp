@@ -3,6 +3,8 @@
 // what they share for choosing operations and reporting a broken invariant.
 #pragma once
 
+#include <zerograd/core/rules.hpp> // the lists of operations
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -38,6 +40,45 @@ private:
     const std::uint8_t* data_;
     std::size_t size_;
     std::size_t position_ = 0;
+};
+
+/// Every elementary operation on a mode's variable type V, in tables a byte picks from: unary
+/// (negation included), binary, and binary with a constant on the right or on the left. Calls
+/// are unqualified, so each mode's overloads are found by argument-dependent lookup.
+template <class V>
+struct operations {
+    using unary_fn = V (*)(const V&);
+    using binary_fn = V (*)(const V&, const V&);
+    using left_fn = V (*)(const V&, double);
+    using right_fn = V (*)(double, const V&);
+
+    static inline const unary_fn unary[] = {
+        [](const V& x) { return -x; },
+#define ZG_FUZZ_UNARY(fn) [](const V& x) { return fn(x); },
+        ZG_UNARY_FUNCTIONS(ZG_FUZZ_UNARY)
+#undef ZG_FUZZ_UNARY
+    };
+    static inline const binary_fn binary[] = {
+#define ZG_FUZZ_FUNCTION(fn) [](const V& l, const V& r) { return fn(l, r); },
+#define ZG_FUZZ_OPERATOR(fn, symbol) [](const V& l, const V& r) { return l symbol r; },
+        ZG_BINARY_FUNCTIONS(ZG_FUZZ_FUNCTION) ZG_BINARY_OPERATORS(ZG_FUZZ_OPERATOR)
+#undef ZG_FUZZ_FUNCTION
+#undef ZG_FUZZ_OPERATOR
+    };
+    static inline const left_fn with_constant_right[] = {
+#define ZG_FUZZ_FUNCTION(fn) [](const V& l, double r) { return fn(l, r); },
+#define ZG_FUZZ_OPERATOR(fn, symbol) [](const V& l, double r) { return l symbol r; },
+        ZG_BINARY_FUNCTIONS(ZG_FUZZ_FUNCTION) ZG_BINARY_OPERATORS(ZG_FUZZ_OPERATOR)
+#undef ZG_FUZZ_FUNCTION
+#undef ZG_FUZZ_OPERATOR
+    };
+    static inline const right_fn with_constant_left[] = {
+#define ZG_FUZZ_FUNCTION(fn) [](double l, const V& r) { return fn(l, r); },
+#define ZG_FUZZ_OPERATOR(fn, symbol) [](double l, const V& r) { return l symbol r; },
+        ZG_BINARY_FUNCTIONS(ZG_FUZZ_FUNCTION) ZG_BINARY_OPERATORS(ZG_FUZZ_OPERATOR)
+#undef ZG_FUZZ_FUNCTION
+#undef ZG_FUZZ_OPERATOR
+    };
 };
 
 /// One of a table's entries, chosen by the next byte.

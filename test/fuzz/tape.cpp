@@ -29,38 +29,7 @@ using fuzz::sink;
 
 using zg::var;
 
-using unary_fn = var (*)(const var&);
-const unary_fn unary[] = {
-    [](const var& x) { return -x; },
-#define ZG_FUZZ_UNARY(fn) [](const var& x) { return fn(x); },
-    ZG_UNARY_FUNCTIONS(ZG_FUZZ_UNARY)
-#undef ZG_FUZZ_UNARY
-};
-
-using binary_fn = var (*)(const var&, const var&);
-using left_fn = var (*)(const var&, double);
-using right_fn = var (*)(double, const var&);
-const binary_fn binary[] = {
-#define ZG_FUZZ_FUNCTION(fn) [](const var& l, const var& r) { return fn(l, r); },
-#define ZG_FUZZ_OPERATOR(fn, symbol) [](const var& l, const var& r) { return l symbol r; },
-    ZG_BINARY_FUNCTIONS(ZG_FUZZ_FUNCTION) ZG_BINARY_OPERATORS(ZG_FUZZ_OPERATOR)
-#undef ZG_FUZZ_FUNCTION
-#undef ZG_FUZZ_OPERATOR
-};
-const left_fn with_constant_right[] = {
-#define ZG_FUZZ_FUNCTION(fn) [](const var& l, double r) { return fn(l, r); },
-#define ZG_FUZZ_OPERATOR(fn, symbol) [](const var& l, double r) { return l symbol r; },
-    ZG_BINARY_FUNCTIONS(ZG_FUZZ_FUNCTION) ZG_BINARY_OPERATORS(ZG_FUZZ_OPERATOR)
-#undef ZG_FUZZ_FUNCTION
-#undef ZG_FUZZ_OPERATOR
-};
-const right_fn with_constant_left[] = {
-#define ZG_FUZZ_FUNCTION(fn) [](double l, const var& r) { return fn(l, r); },
-#define ZG_FUZZ_OPERATOR(fn, symbol) [](double l, const var& r) { return l symbol r; },
-    ZG_BINARY_FUNCTIONS(ZG_FUZZ_FUNCTION) ZG_BINARY_OPERATORS(ZG_FUZZ_OPERATOR)
-#undef ZG_FUZZ_FUNCTION
-#undef ZG_FUZZ_OPERATOR
-};
+using ops = fuzz::operations<var>;
 
 void run(reader& in) {
     auto& tape = zg::tape::this_thread_tape();
@@ -81,20 +50,20 @@ void run(reader& in) {
         try {
             switch (in.byte() % 17) {
             case 0: keep(var(in.number())); break;
-            case 1: keep(pick(unary, in)(any())); break;
+            case 1: keep(pick(ops::unary, in)(any())); break;
             case 2: {
                 const var& l = any();
-                keep(pick(binary, in)(l, any()));
+                keep(pick(ops::binary, in)(l, any()));
                 break;
             }
             case 3: {
                 const double c = in.number();
-                keep(pick(with_constant_right, in)(any(), c));
+                keep(pick(ops::with_constant_right, in)(any(), c));
                 break;
             }
             case 4: {
                 const double c = in.number();
-                keep(pick(with_constant_left, in)(c, any()));
+                keep(pick(ops::with_constant_left, in)(c, any()));
                 break;
             }
             case 5: keep(pow(any(), int(in.byte() % 17) - 8)); break;

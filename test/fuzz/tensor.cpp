@@ -53,39 +53,8 @@ std::vector<std::size_t> any_dims(reader& in) {
 
 int any_axis(reader& in) { return int(in.byte() % 9) - 4; }
 
-using unary_fn = tensor (*)(const tensor&);
-const unary_fn unary[] = {
-    [](const tensor& x) { return -x; },
-#define ZG_FUZZ_UNARY(fn) [](const tensor& x) { return fn(x); },
-    ZG_UNARY_FUNCTIONS(ZG_FUZZ_UNARY)
-#undef ZG_FUZZ_UNARY
-};
-
-using binary_fn = tensor (*)(const tensor&, const tensor&);
-using left_fn = tensor (*)(const tensor&, double);
-using right_fn = tensor (*)(double, const tensor&);
+using ops = fuzz::operations<tensor>;
 using assign_fn = void (*)(tensor&, const tensor&);
-const binary_fn binary[] = {
-#define ZG_FUZZ_FUNCTION(fn) [](const tensor& l, const tensor& r) { return fn(l, r); },
-#define ZG_FUZZ_OPERATOR(fn, symbol) [](const tensor& l, const tensor& r) { return l symbol r; },
-    ZG_BINARY_FUNCTIONS(ZG_FUZZ_FUNCTION) ZG_BINARY_OPERATORS(ZG_FUZZ_OPERATOR)
-#undef ZG_FUZZ_FUNCTION
-#undef ZG_FUZZ_OPERATOR
-};
-const left_fn with_constant_right[] = {
-#define ZG_FUZZ_FUNCTION(fn) [](const tensor& l, double r) { return fn(l, r); },
-#define ZG_FUZZ_OPERATOR(fn, symbol) [](const tensor& l, double r) { return l symbol r; },
-    ZG_BINARY_FUNCTIONS(ZG_FUZZ_FUNCTION) ZG_BINARY_OPERATORS(ZG_FUZZ_OPERATOR)
-#undef ZG_FUZZ_FUNCTION
-#undef ZG_FUZZ_OPERATOR
-};
-const right_fn with_constant_left[] = {
-#define ZG_FUZZ_FUNCTION(fn) [](double l, const tensor& r) { return fn(l, r); },
-#define ZG_FUZZ_OPERATOR(fn, symbol) [](double l, const tensor& r) { return l symbol r; },
-    ZG_BINARY_FUNCTIONS(ZG_FUZZ_FUNCTION) ZG_BINARY_OPERATORS(ZG_FUZZ_OPERATOR)
-#undef ZG_FUZZ_FUNCTION
-#undef ZG_FUZZ_OPERATOR
-};
 const assign_fn assign[] = {
 #define ZG_FUZZ_OPERATOR(fn, symbol) [](tensor& l, const tensor& r) { l symbol## = r; },
     ZG_BINARY_OPERATORS(ZG_FUZZ_OPERATOR)
@@ -132,21 +101,21 @@ void run(reader& in) {
                 keep(leaf(in));
                 break;
             case 1:
-                keep(pick(unary, in)(any()));
+                keep(pick(ops::unary, in)(any()));
                 break;
             case 2: {
                 const tensor& l = any();
-                keep(pick(binary, in)(l, any()));
+                keep(pick(ops::binary, in)(l, any()));
                 break;
             }
             case 3: {
                 const double c = in.number();
-                keep(pick(with_constant_right, in)(any(), c));
+                keep(pick(ops::with_constant_right, in)(any(), c));
                 break;
             }
             case 4: {
                 const double c = in.number();
-                keep(pick(with_constant_left, in)(c, any()));
+                keep(pick(ops::with_constant_left, in)(c, any()));
                 break;
             }
             case 5:
