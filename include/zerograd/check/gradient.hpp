@@ -199,11 +199,11 @@ double evaluate_on(F& f, const Point& point) {
             else
                 return std::vector<S>(x.begin(), x.end());
         };
-        const auto as_argument = [](const auto& leaf) -> decltype(auto) {
-            if constexpr (std::is_same_v<std::remove_cvref_t<decltype(leaf)>, S>)
-                return leaf;
+        const auto as_argument = [](const auto& copy) -> decltype(auto) {
+            if constexpr (std::is_same_v<std::remove_cvref_t<decltype(copy)>, S>)
+                return copy;
             else
-                return std::span<const S>(leaf);
+                return std::span<const S>(copy);
         };
         const auto leaves =
             std::apply([&](const auto&... x) { return std::tuple{leaf(x)...}; }, point);

@@ -35,9 +35,9 @@ struct accumulator : immediate_target {
     std::array<T, inline_arguments> inline_totals; // the first n cleared
     std::array<T*, inline_arguments> inline_partials;
 
-    /// Partials for the scalar arguments and for the vector arguments in `reached`, claiming
-    /// their gradients if no other node writes there.
-    accumulator(frame<T>& f, std::uint64_t reached)
+    /// Partials for the scalar arguments and for the vector arguments in `reached_vectors`,
+    /// claiming their gradients if no other node writes there.
+    accumulator(frame<T>& f, std::uint64_t reached_vectors)
         : immediate_target{[](immediate_target& self, std::uint64_t vectors) {
                                static_cast<accumulator&>(self).ensure(vectors);
                            },
@@ -55,15 +55,15 @@ struct accumulator : immediate_target {
             totals = f.template zeroed<T>(n);
             partials = f.template zeroed<T*>(n);
         }
-        if (f.claim(reached)) {
-            claimed = reached;
-            for (std::uint64_t bits = reached; bits != 0; bits &= bits - 1) {
+        if (f.claim(reached_vectors)) {
+            claimed = reached_vectors;
+            for (std::uint64_t bits = reached_vectors; bits != 0; bits &= bits - 1) {
                 const auto i = std::size_t(std::countr_zero(bits));
                 partials[i] = f.arguments()[i].gradient;
             }
-            this->reached = reached;
+            this->reached = reached_vectors;
         } else {
-            ensure(reached);
+            ensure(reached_vectors);
         }
     }
 
@@ -86,14 +86,14 @@ struct accumulator : immediate_target {
     /// Partials for the vector arguments in `reached` that have none yet. Called while the
     /// elements are swept too, whose memory is reused element after element: so from memory
     /// that lasts.
-    void ensure(std::uint64_t reached) {
-        for (std::uint64_t bits = reached & ~this->reached; bits != 0; bits &= bits - 1) {
+    void ensure(std::uint64_t wanted) {
+        for (std::uint64_t bits = wanted & ~this->reached; bits != 0; bits &= bits - 1) {
             const auto i = std::size_t(std::countr_zero(bits));
             const std::size_t length = owner->arguments()[i].length;
             partials[i] = owner->template lasting<T>(length);
             std::fill_n(partials[i], length, T(0));
         }
-        this->reached |= reached;
+        this->reached |= wanted;
     }
 
     /// The sweep: adjoint times every partial, into the sink.

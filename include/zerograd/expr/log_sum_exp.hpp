@@ -36,11 +36,11 @@ struct log_sum_exp_of_terms : shared_base<T> {
     explicit log_sum_exp_of_terms(const Trees&... t) : trees(t...), values(evaluated(t)...) {}
 
     template <bool Strong>
-    void sweep_with(const T& adjoint, sweep_context<T>& context) const {
-        const T scale = adjoint / total;
+    void sweep_with(const T& incoming, sweep_context<T>& context) const {
+        const T scale = incoming / total;
         [&]<std::size_t... I>(std::index_sequence<I...>) {
             (expr::backward<Strong>(std::get<I>(trees), std::get<I>(values).data(),
-                                       Strong ? zg::detail::chain(adjoint, exponentials[I] / total)
+                                       Strong ? zg::detail::chain(incoming, exponentials[I] / total)
                                               : scale * exponentials[I],
                                        context),
              ...);

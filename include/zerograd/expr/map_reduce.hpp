@@ -244,14 +244,14 @@ struct mapped_record : shared_base<T> {
     }
 
     template <bool Strong>
-    void sweep_with(const T& adjoint, sweep_context<T>& context) const {
+    void sweep_with(const T& incoming, sweep_context<T>& context) const {
         if (terms == nullptr) {
-            sweep_elements<Strong>(context, [&](std::size_t) { return adjoint; });
+            sweep_elements<Strong>(context, [&](std::size_t) { return incoming; });
         } else {
-            const T scale = adjoint / total;
+            const T scale = incoming / total;
             sweep_elements<Strong>(context, [&](std::size_t k) {
                 if constexpr (Strong)
-                    return zg::detail::chain(adjoint, terms[k] / total);
+                    return zg::detail::chain(incoming, terms[k] / total);
                 else
                     return scale * terms[k];
             });

@@ -132,11 +132,11 @@ struct vector_reduction : shared_base<typename V::value_type> {
     explicit vector_reduction(const V& vector) : v(vector) {}
 
     template <bool Strong>
-    void sweep_with(const value_type& adjoint, sweep_context<value_type>& context) const {
+    void sweep_with(const value_type& incoming, sweep_context<value_type>& context) const {
         if (swept != nullptr)
-            swept->template pass<Strong>(adjoint, context);
+            swept->template pass<Strong>(incoming, context);
         else
-            static_cast<const Derived&>(*this).template sweep_partials<Strong>(adjoint, context);
+            static_cast<const Derived&>(*this).template sweep_partials<Strong>(incoming, context);
     }
 
     /// Sweeps the partials now, for adjoint 1, if it may, and returns true with the sum of the
@@ -175,13 +175,13 @@ struct prod_record : vector_reduction<prod_record<V>, V> {
         this->sweep_now(owner, unused);
     }
     template <bool Strong, class Sink>
-    value_type sweep_partials(const value_type& adjoint, Sink& sink) const {
+    value_type sweep_partials(const value_type& incoming, Sink& sink) const {
         value_type suffix(1);
         return detail::sweep_elements<Strong, true>(
             this->v, sink, [&](std::size_t k, const value_type& e) {
                 const value_type partial = suffix * prefixes[k];
                 suffix *= e;
-                return detail::times<Strong>(adjoint, partial);
+                return detail::times<Strong>(incoming, partial);
             });
     }
 };
@@ -205,11 +205,11 @@ struct log_sum_exp_record : vector_reduction<log_sum_exp_record<V>, V> {
         this->sweep_now(owner, unused);
     }
     template <bool Strong, class Sink>
-    value_type sweep_partials(const value_type& adjoint, Sink& sink) const {
-        const value_type scale = adjoint / total;
+    value_type sweep_partials(const value_type& incoming, Sink& sink) const {
+        const value_type scale = incoming / total;
         return detail::sweep_elements<Strong>(this->v, sink, [&](std::size_t k, const value_type&) {
             if constexpr (Strong)
-                return zg::detail::chain(adjoint, terms[k] / total);
+                return zg::detail::chain(incoming, terms[k] / total);
             else
                 return scale * terms[k];
         });

@@ -464,8 +464,9 @@ private:
     void zero_stale_adjoints(index_type begin, index_type end) {
         for (index_type block = block_of(begin); block <= block_of(end - 1); ++block) {
             const index_type from = std::max(begin, block << block_shift);
-            const index_type to =
-                std::min<std::size_t>(end, (std::size_t(block) + 1) << block_shift);
+            // The block's end in 64 bits: it is 2^32 for the last block of a full tape.
+            const auto to = index_type(
+                std::min<std::size_t>(end, (std::size_t(block) + 1) << block_shift));
             if (!dirty_[block]) continue;
             for (index_type i = from; i < to; ++i)
                 if (shapes_[i].arity != 0) adjoints_[i] = T(0);
@@ -494,7 +495,7 @@ private:
     /// extended on demand: recorded blocks do not change until a rewind reaches them.
     std::size_t block_position(index_type block) {
         for (; positions_known_ <= block; ++positions_known_) {
-            const index_type b = positions_known_;
+            const auto b = index_type(positions_known_);
             std::size_t position = 0;
             if (b != 0) {
                 position = block_positions_[b - 1];

@@ -72,7 +72,7 @@ public:
     /// Records a node of `shape`: its value sized (the caller fills it), its gradient sized if it
     /// requires one (zeroed for a leaf). A node that requires no gradient keeps no backward: it
     /// is a constant.
-    index_type push(const tensor_shape& shape, bool requires_grad, tensor_backward_fn backward,
+    index_type push(const tensor_shape& shape, bool requires_grad, tensor_backward_fn rule,
                     std::string_view name) {
         if (size_ == capacity_) [[unlikely]]
             grow();
@@ -82,11 +82,11 @@ public:
         n.value.resize(count);
         if (!requires_grad)
             n.grad.clear();
-        else if (backward == nullptr)
+        else if (rule == nullptr)
             n.grad.assign(count, 0.0);
         else
             n.grad.resize(count); // zeroed when a sweep first reaches it
-        n.backward = requires_grad ? backward : nullptr;
+        n.backward = requires_grad ? rule : nullptr;
         n.name = name;
         n.stamp = stamp_;
         n.parameter = 0;
