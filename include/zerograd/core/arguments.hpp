@@ -2,6 +2,8 @@
 // the shape of the gradient they return.
 #pragma once
 
+#include "zerograd/core/config.hpp"
+
 #include <array>
 #include <cstddef>
 #include <ranges>

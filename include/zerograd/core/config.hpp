@@ -1,6 +1,14 @@
 // zerograd/core/config.hpp: compile-time switches shared by every mode.
 #pragma once
 
+// Every header includes this one before any code of its own, so that below C++20 the compiler
+// stops at one message. A missing header is fatal where #error alone lets compilation go on into
+// thousands of errors.
+#if __cplusplus < 202002L && (!defined(_MSVC_LANG) || _MSVC_LANG < 202002L)
+#error "zerograd needs C++20 or later: compile with -std=c++20 (or newer)"
+#include "zerograd: compilation stopped here, C++20 is needed"
+#endif
+
 /// Forces inlining of expression mode's small functions: the reverse sweep is a template
 /// recursion as deep as the expression, and g++ stops inlining at depth limits long before a
 /// hand-written adjoint's straight-line code would end.

@@ -1,6 +1,8 @@
 // zerograd/core/error.hpp: the exceptions every mode throws.
 #pragma once
 
+#include "zerograd/core/config.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <stdexcept>

@@ -1,6 +1,8 @@
 // zerograd/core/let.hpp: zg::let for the modes whose values are already shared.
 #pragma once
 
+#include "zerograd/core/config.hpp"
+
 #include <type_traits>
 
 namespace zg {

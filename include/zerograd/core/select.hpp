@@ -3,6 +3,8 @@
 // generic lambda that branches with it runs in every mode.
 #pragma once
 
+#include "zerograd/core/config.hpp"
+
 #include <type_traits>
 
 namespace zg {

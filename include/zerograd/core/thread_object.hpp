@@ -3,6 +3,8 @@
 // handles may still name afterwards, is retired and kept for the next thread.
 #pragma once
 
+#include "zerograd/core/config.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <mutex>

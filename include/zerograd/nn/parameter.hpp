@@ -2,6 +2,8 @@
 // and gradients as spans of doubles (parameter_traits), and the concept trainable.
 #pragma once
 
+#include "zerograd/core/config.hpp"
+
 #include <concepts>
 #include <cstddef>
 #include <span>

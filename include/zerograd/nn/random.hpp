@@ -3,6 +3,8 @@
 // library; <random>'s distributions are not (their algorithms are implementation-defined).
 #pragma once
 
+#include "zerograd/core/config.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <limits>

@@ -4,6 +4,8 @@
 // With EIGEN_USE_BLAS (the Meson build defines it where OpenBLAS is found) Eigen calls BLAS.
 #pragma once
 
+#include "zerograd/core/config.hpp"
+
 #include <cstddef>
 
 #if !defined(ZG_NO_EIGEN) && __has_include(<Eigen/Core>)
