@@ -17,9 +17,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source .ci/install-deps.sh
 
+# The tensors' products through OpenBLAS, as docs/benchmarks.md's figures were measured.
 build=build/release
 if [[ ! -d $build ]]; then
-  CXX=g++ meson setup "$build" --buildtype=release -Db_ndebug=true -Dtests=disabled >/dev/null
+  CXX=g++ meson setup "$build" --buildtype=release -Db_ndebug=true -Dtests=disabled \
+    -Dblas=enabled >/dev/null
 fi
 bench=${ZG_BENCH:-suite}
 # One core for every library (OpenBLAS under zerograd's tensors and libtorch alike): the

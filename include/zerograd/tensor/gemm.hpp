@@ -1,7 +1,7 @@
 // zerograd/tensor/gemm.hpp: the three matrix products a matmul and its backward need, on
 // row-major buffers: through Eigen when it is on the include path, else plain loops.
 // Eigen is included here and nowhere else (never in core/); define ZG_NO_EIGEN to use the loops.
-// With EIGEN_USE_BLAS (the Meson build defines it where OpenBLAS is found) Eigen calls BLAS.
+// With EIGEN_USE_BLAS (Meson option blas, CMake component OpenBLAS) Eigen calls BLAS.
 #pragma once
 
 #include "zerograd/core/config.hpp"

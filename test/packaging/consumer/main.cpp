@@ -1,6 +1,19 @@
-// A program that uses zerograd as a user's project would, through Meson's dependency('zerograd')
-// or through pkg-config: every mode once, checked against the derivatives by hand.
+// A program that uses zerograd as a user's project would, through Meson's dependency('zerograd'),
+// CMake, pkg-config or a plain include: every mode once, checked against the derivatives by hand.
 #include <zerograd/zerograd.hpp>
+
+// Built with C++23, the project's standard must stay C++23: zerograd asks for C++20 or later
+// and sets no -std flag of its own.
+#if defined(CONSUMER_EXPECTS_CXX23)
+static_assert(__cplusplus > 202002L, "the build flags of zerograd replaced the project's C++23");
+#endif
+// Asked for, OpenBLAS runs the tensors' products through Eigen.
+#if defined(CONSUMER_EXPECTS_BLAS)
+static_assert(zg::detail::tensor_uses_eigen, "OpenBLAS asked for, but Eigen is not used");
+#if !defined(EIGEN_USE_BLAS)
+#error "OpenBLAS asked for, but EIGEN_USE_BLAS is not defined"
+#endif
+#endif
 
 #include <cmath>
 #include <cstdio>
