@@ -2,11 +2,10 @@
 """Reads Google Benchmark JSON of benchmarks named [suite/]<case>/<mode>/<n> and prints, for every
 case and n, each mode's time, its ratio to the reference modes present (the hand-written gradient
 and expression mode in the suite, libtorch in bench/nn.cpp), what one call allocates, for tape
-mode the bytes its recording holds per node and, where measured, the peak resident memory; then the medians of those ratios per mode. With a
-second argument, also writes an SVG chart there: each mode's time over the hand-written
-gradient's, per case, at the largest n of the run."""
+mode the bytes its recording holds per node and, where measured, the peak resident memory; then the medians of those ratios per mode. With
+a second argument, also writes there, as CSV, the data of the chart docs/images/plot.py draws:
+each mode's time over the hand-written gradient's, per case, at the largest n of the run."""
 import json
-import math
 import statistics
 import sys
 from collections import defaultdict
@@ -61,64 +60,19 @@ for base, by_mode in ratios.items():
         print(f"  {mode:>8} / {base:<8} {statistics.median(values):6.2f}  [{max(values):.2f}]")
 
 
-def chart(path):
-    """Horizontal bars, log scale: each mode's time / hand per case at the case's largest n."""
+def chart_data(path):
+    """The chart's data as CSV (docs/images/plot.py suite draws it): each mode's time over the
+    hand-written gradient's, per case at the case's largest n."""
     largest = {}
     for case, n in times:
         if "hand" in times[(case, n)]:
             largest[case] = max(largest.get(case, 0), n)
-    modes = []
-    for case, n in largest.items():
-        for mode in times[(case, n)]:
-            if mode not in ("hand", "double") and mode not in modes:
-                modes.append(mode)
-    if not largest or not modes:
-        return
-    palette = ["#2a5db0", "#d2491d", "#3a9a4a", "#8a4fb0", "#b08a2a", "#2aa0b0", "#666666",
-               "#c03a7a"]
-    bar, gap, left, width = 9, 12, 160, 420
-    rows = [(case, n, mode, times[(case, n)][mode] / times[(case, n)]["hand"])
-            for case, n in largest.items() for mode in modes if mode in times[(case, n)]]
-    low = min(0.5, min(r for *_, r in rows))
-    high = max(2.0, max(r for *_, r in rows))
-    decades = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
-    lo, hi = 10.0 ** decades[0], 10.0 ** decades[-1]
-    x = lambda r: left + (math.log10(r) - math.log10(lo)) / (math.log10(hi) - math.log10(lo)) * width
-    body = []
-    y = 28
-    for case, n in largest.items():
-        present = [m for m in modes if m in times[(case, n)]]
-        body.append(f'<text x="{left - 6}" y="{y + bar * len(present) / 2 + 3:.1f}" '
-                    f'text-anchor="end">{case} ({n})</text>')
-        for mode in present:
-            ratio = times[(case, n)][mode] / times[(case, n)]["hand"]
-            colour = palette[modes.index(mode) % len(palette)]
-            body.append(f'<rect x="{left}" y="{y}" width="{max(0.5, x(ratio) - left):.1f}" '
-                        f'height="{bar - 1}" fill="{colour}"/>')
-            y += bar
-        y += gap
-    axis_y = y
-    height = axis_y + 30 + 16 * ((len(modes) + 3) // 4)
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 30}" '
-           f'height="{height}" font-family="sans-serif" font-size="10">',
-           f'<rect width="100%" height="100%" fill="white"/>',
-           f'<text x="{left}" y="14" font-size="12">time / hand-written gradient '
-           f'(log scale; each case at its largest n)</text>']
-    for d in decades:
-        value = 10.0 ** d
-        out.append(f'<line x1="{x(value):.1f}" y1="22" x2="{x(value):.1f}" y2="{axis_y}" '
-                   f'stroke="#ccc"/><text x="{x(value):.1f}" y="{axis_y + 12}" '
-                   f'text-anchor="middle">{value:g}</text>')
-    out.append(f'<line x1="{x(1):.1f}" y1="22" x2="{x(1):.1f}" y2="{axis_y}" '
-               f'stroke="#222" stroke-dasharray="3,2"/>')
-    out += body
-    for i, mode in enumerate(modes):
-        lx, ly = left + (i % 4) * 105, axis_y + 32 + 16 * (i // 4)
-        out.append(f'<rect x="{lx}" y="{ly - 8}" width="9" height="9" '
-                   f'fill="{palette[i % len(palette)]}"/><text x="{lx + 13}" y="{ly}">{mode}</text>')
-    out.append("</svg>")
-    with open(path, "w", encoding="utf-8") as svg:
-        svg.write("\n".join(out) + "\n")
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("case,n,mode,ratio\n")
+        for case, n in largest.items():
+            for mode, ns in times[(case, n)].items():
+                if mode not in ("hand", "double"):
+                    out.write(f"{case},{n},{mode},{ns / times[(case, n)]['hand']:.4g}\n")
     print(f"\nwrote {path}")
 
 
@@ -144,5 +98,5 @@ def markdown():
 if "--markdown" in sys.argv:
     sys.argv.remove("--markdown")
     markdown()
-if len(sys.argv) > 2:
-    chart(sys.argv[2])
+if len(sys.argv) > 2 and any("hand" in modes for modes in times.values()):
+    chart_data(sys.argv[2])

@@ -3,7 +3,7 @@
 # function, hand-written gradients, expression mode, tape mode, forward mode, finite differences,
 # and ADOL-C and Sacado where installed), prints each mode's time against hand-written and
 # expression mode with what one gradient allocates, and writes results/suite.json and
-# results/suite.svg (a chart).
+# results/suite.svg (a chart, drawn by docs/images/plot.py from results/suite.csv).
 #
 #   bash bench/run.sh              a short run: every case at n = 16, 256 and 4,096, and the models
 #                                  (ADBench's GMM at every d and K, BA at 1 and 10,000 observations)
@@ -39,4 +39,8 @@ ninja -C "$build" "bench/$bench" >/dev/null
 mkdir -p results
 "$build/bench/$bench" "${selection[@]}" --benchmark_out="results/$bench.json" \
   --benchmark_out_format=json "$@"
-python3 bench/report.py "results/$bench.json" "results/$bench.svg"
+rm -f "results/$bench.csv"
+python3 bench/report.py "results/$bench.json" "results/$bench.csv"
+if [[ -f results/$bench.csv ]]; then
+  python3 docs/images/plot.py suite "results/$bench.csv" "results/$bench.svg"
+fi

@@ -8,6 +8,7 @@ source .ci/install-deps.sh
 
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ZG_REQUIRE_TORCH=1 # python3-torch is installed above: the PyTorch parity test must run
+export ZG_REQUIRE_MATPLOTLIB=1 # and python3-matplotlib: the docs' pictures must be drawn
 passed=0
 failed=0
 # build DIR COMPILER MESON-OPTIONS...: configures (or reconfigures), builds and tests one build:

@@ -1,7 +1,8 @@
 // Two moons, as micrograd's demo trains them: a 2-16-16-1 relu network of zg::var, the max-margin
 // loss plus L2 regularization 1e-4, 100 steps of gradient descent with the learning rate falling
-// from 1.0 to 0.1. Writes the decision boundary and the loss curve as SVG files, into the folder
-// given as the first argument or else the current one.
+// from 1.0 to 0.1. Writes the points, the network's score over the plane and the loss per step as
+// CSV files (docs/images/plot.py draws them), into the folder given as the first argument or else
+// the current one.
 #include <zerograd/nn.hpp>
 #include <zerograd/tape.hpp>
 
@@ -54,15 +55,12 @@ int main(int argc, char** argv) {
     }
     std::printf("trained: accuracy %zu of %zu\n", correct, data.size());
 
-    std::vector<bool> positive; // the decision at every cell of the plot
+    std::vector<double> scores; // the score at every point of the plot's grid
     for (int row = 0; row < moons_plot::rows; ++row)
         for (int column = 0; column < moons_plot::columns; ++column) {
-            zg::tape::scope cell; // each evaluation's nodes are reclaimed at once
-            positive.push_back(model.scalar({moons_plot::cell_x(column), moons_plot::cell_y(row)}) >
-                               0);
+            zg::tape::scope point; // each evaluation's nodes are reclaimed at once
+            scores.push_back(
+                model.scalar({moons_plot::grid_x(column), moons_plot::grid_y(row)}).data());
         }
-    moons_plot::write(folder + "nn_moons_boundary.svg", moons_plot::boundary_svg(positive, data));
-    moons_plot::write(folder + "nn_moons_loss.svg",
-                      moons_plot::loss_svg(losses, "hinge loss + L2"));
-    std::printf("wrote nn_moons_boundary.svg and nn_moons_loss.svg\n");
+    moons_plot::write_csv(folder, "nn_moons", data, scores, losses);
 }

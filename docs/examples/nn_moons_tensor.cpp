@@ -1,7 +1,8 @@
 // Two moons on tensors: a 2-16-16-2 relu zg::nn::mlp_t<zg::tensor> sees the whole batch in one
-// call, cross-entropy on its two logits, 300 steps of Adam. Writes the decision boundary (the
-// whole grid of the plot evaluated as one batch) and the loss curve as SVG files, into the folder
-// given as the first argument or else the current one.
+// call, cross-entropy on its two logits, 300 steps of Adam. Writes the points, the network's score
+// over the plane (the whole grid evaluated as one batch) and the loss per step as CSV files
+// (docs/images/plot.py draws them), into the folder given as the first argument or else the
+// current one.
 #include <zerograd/nn.hpp>
 #include <zerograd/tensor.hpp>
 
@@ -55,16 +56,17 @@ int main(int argc, char** argv) {
                         100.0 * double(correct) / double(data.size()));
     }
 
-    // The plot's grid as one batch of 17,600 points.
-    std::vector<double> cells;
+    // The plot's grid as one batch of 10,164 points; the score is class 1's logit minus class 0's.
+    std::vector<double> points;
     for (int row = 0; row < moons_plot::rows; ++row)
         for (int column = 0; column < moons_plot::columns; ++column)
-            cells.insert(cells.end(), {moons_plot::cell_x(column), moons_plot::cell_y(row)});
+            points.insert(points.end(), {moons_plot::grid_x(column), moons_plot::grid_y(row)});
     tensor::scope plot;
-    const tensor grid = tensor::from(std::move(cells), {moons_plot::rows * moons_plot::columns, 2});
-    moons_plot::write(folder + "nn_moons_tensor_boundary.svg",
-                      moons_plot::boundary_svg(decisions(model(grid)), data));
-    moons_plot::write(folder + "nn_moons_tensor_loss.svg",
-                      moons_plot::loss_svg(losses, "cross-entropy"));
-    std::printf("wrote nn_moons_tensor_boundary.svg and nn_moons_tensor_loss.svg\n");
+    const tensor grid =
+        tensor::from(std::move(points), {moons_plot::rows * moons_plot::columns, 2});
+    const auto logits = model(grid).data();
+    std::vector<double> scores(logits.size() / 2);
+    for (std::size_t i = 0; i < scores.size(); ++i)
+        scores[i] = logits[2 * i + 1] - logits[2 * i];
+    moons_plot::write_csv(folder, "nn_moons_tensor", data, scores, losses);
 }

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""The docs' pictures can be drawn again: runs the two-moons examples given (their CSV files go to
+a temporary folder), draws every picture with docs/images/plot.py, also from the committed
+forward_vs_reverse.csv and suite.csv, and checks that each has its title, axis labels and legend.
+Exits 77 (skipped, for meson) where matplotlib is missing, unless ZG_REQUIRE_MATPLOTLIB is set
+(test/run.sh installs python3-matplotlib)."""
+import os
+import subprocess
+import sys
+import tempfile
+
+plot, nn_moons, nn_moons_tensor = sys.argv[1:4]
+images = os.path.dirname(os.path.abspath(plot))
+probe = subprocess.run([sys.executable, "-c", "import matplotlib"], capture_output=True)
+system_probe = subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
+                              capture_output=True) if os.path.exists("/usr/bin/python3") else probe
+if probe.returncode != 0 and system_probe.returncode != 0:
+    print("matplotlib cannot be imported (Debian: python3-matplotlib)")
+    sys.exit(1 if os.environ.get("ZG_REQUIRE_MATPLOTLIB") else 77)
+
+expected = {
+    "nn_moons_boundary.svg": ["the trained network", "$x_1$", "$x_2$", "class 0", "class 1",
+                              "decision boundary"],
+    "nn_moons_loss.svg": ["Loss per training step", "step", "hinge loss + L2 (log scale)"],
+    "nn_moons_tensor_boundary.svg": ["class 1", "decision boundary"],
+    "nn_moons_tensor_loss.svg": ["cross-entropy (log scale)"],
+    "forward_vs_reverse.svg": ["n (inputs)", "time of the gradient / time of f", "crossover"],
+    "suite.svg": ["hand-written gradient (log scale", "expr", "tape", "sum (n = 16,384)"],
+}
+with tempfile.TemporaryDirectory() as folder:
+    def run(*command):
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    run(nn_moons, folder)
+    run(nn_moons_tensor, folder)
+    run(sys.executable, plot, "moons", folder, "nn_moons", "hinge loss + L2", folder)
+    run(sys.executable, plot, "moons", folder, "nn_moons_tensor", "cross-entropy", folder)
+    run(sys.executable, plot, "forward_vs_reverse", images, folder)
+    run(sys.executable, plot, "suite", os.path.join(images, "suite.csv"),
+        os.path.join(folder, "suite.svg"))
+    missing = []
+    for name, texts in expected.items():
+        with open(os.path.join(folder, name), encoding="utf-8") as svg:
+            drawn = svg.read()
+        missing += [f"{name}: {text!r}" for text in texts if text not in drawn]
+    if missing:
+        print("not in the pictures:\n  " + "\n  ".join(missing))
+        sys.exit(1)
+print(f"drew {len(expected)} pictures")
