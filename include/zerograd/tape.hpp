@@ -2,7 +2,7 @@
 #pragma once
 
 #include "zerograd/core/reductions.hpp"
-#include "zerograd/fwd/jacobian.hpp" // zg::jacobian, which API.md lists with tape mode
+#include "zerograd/fwd/jacobian.hpp" // zg::jacobian, which docs/api.md lists with tape mode
 #include "zerograd/tape/dot.hpp"
 #include "zerograd/tape/grad.hpp"
 #include "zerograd/tape/hessian.hpp"

@@ -26,7 +26,7 @@
 #include <tuple>
 #include <vector>
 
-TEST_CASE("gradient types follow the argument shapes of API.md") {
+TEST_CASE("gradient types follow the argument shapes of docs/api.md") {
     static_assert(std::is_same_v<zg::gradient_t<double, double>, std::array<double, 2>>);
     static_assert(std::is_same_v<zg::gradient_t<int, float>, std::array<double, 2>>);
     static_assert(std::is_same_v<zg::gradient_t<std::array<double, 3>>, std::array<double, 3>>);

@@ -108,7 +108,7 @@ TEST_CASE("every operation has a name") {
     CHECK(zg::name_of(zg::op_id::pown) == "pow");
 }
 
-// The rules that API.md promises in constant expressions.
+// The rules that docs/api.md promises in constant expressions.
 static_assert(zg::mul_op{}.value(3.0, 4.0) == 12.0);
 static_assert(zg::div_op{}.dr(1.0, 2.0, 0.5) == -0.25);
 static_assert(zg::pown_op{3}.value(2.0) == 8.0 && zg::pown_op{3}.dx(2.0, 8.0) == 12.0);

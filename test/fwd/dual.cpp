@@ -34,7 +34,7 @@ static_assert(std::is_trivially_copyable_v<dual2>);
 static_assert(std::is_same_v<zg::dual, zg::dual_t<double>>);
 static_assert(std::is_same_v<decltype(zg::dual::value), double>);
 static_assert(std::is_same_v<decltype(dual2::deriv), zg::dual>);
-// Usable in constant expressions with the operations API.md promises there.
+// Usable in constant expressions with the operations docs/api.md promises there.
 static_assert((zg::dual(3.0, 1.0) * 2 + square(zg::dual(1.0, 1.0))).deriv == 4.0);
 static_assert(pow(zg::dual(2.0, 1.0), 3).deriv == 12.0);
 static_assert(abs(zg::dual(-2.0, 1.0)).deriv == -1.0);

@@ -1,5 +1,5 @@
-// zg::derivative, zg::fwd::grad and zg::fwd::value_and_grad: every argument shape of API.md, and
-// agreement with tape mode.
+// zg::derivative, zg::fwd::grad and zg::fwd::value_and_grad: every argument shape of
+// docs/api.md, and agreement with tape mode.
 #include <zerograd/forward.hpp>
 #include <zerograd/tape.hpp>
 

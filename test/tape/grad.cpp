@@ -1,4 +1,4 @@
-// zg::tape::grad and zg::tape::value_and_grad: every argument shape of API.md.
+// zg::tape::grad and zg::tape::value_and_grad: every argument shape of docs/api.md.
 #include <zerograd/tape.hpp>
 
 #include <doctest/doctest.h>
@@ -64,7 +64,7 @@ TEST_CASE("nothing recorded by f stays on the tape") {
 }
 
 TEST_CASE("<zerograd/tape.hpp> alone gives zg::tape::hessian and zg::jacobian") {
-    // API.md lists both with tape mode; this file includes no other zerograd header.
+    // docs/api.md lists both with tape mode; this file includes no other zerograd header.
     const auto hessian = zg::tape::hessian(
         [](auto x) { return x[0] * x[0] * x[1]; }, std::vector<double>{2.0, 3.0});
     CHECK(hessian == std::vector<std::vector<double>>{{6.0, 4.0}, {4.0, 0.0}});
