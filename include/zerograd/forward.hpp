@@ -2,9 +2,9 @@
 // direction, and Hessians on the tape by forward-over-reverse.
 #pragma once
 
+#include "zerograd/drivers/jacobian.hpp"
+#include "zerograd/drivers/tape_hessian.hpp"
 #include "zerograd/fwd/dual.hpp"
 #include "zerograd/fwd/grad.hpp"
 #include "zerograd/fwd/jacobian.hpp"
 #include "zerograd/fwd/reductions.hpp"
-#include "zerograd/tape/hessian.hpp"
-#include "zerograd/tape/jacobian.hpp"

@@ -2,10 +2,12 @@
 #pragma once
 
 #include "zerograd/core/reductions.hpp"
-#include "zerograd/fwd/jacobian.hpp" // zg::jacobian, which docs/api.md lists with tape mode
+// zg::jacobian and zg::tape::hessian, which docs/api.md lists with tape mode, take forward mode
+// too: they live in drivers/.
+#include "zerograd/drivers/jacobian.hpp"
+#include "zerograd/drivers/tape_hessian.hpp"
 #include "zerograd/tape/dot.hpp"
 #include "zerograd/tape/grad.hpp"
-#include "zerograd/tape/hessian.hpp"
 #include "zerograd/tape/jacobian.hpp"
 #include "zerograd/tape/reductions.hpp"
 #include "zerograd/tape/tape.hpp"

@@ -8,6 +8,8 @@
 #include <zerograd/core/reductions.hpp>
 #include <zerograd/core/rules.hpp>
 #include <zerograd/core/scalar.hpp>
+#include <zerograd/core/select.hpp>
+#include <zerograd/core/thread_object.hpp>
 
 #ifdef ZG_EXPR_EXPRESSION_HPP
 #error "a core/ header included expression mode"
@@ -17,6 +19,9 @@
 #endif
 #ifdef ZG_FWD_DUAL_HPP
 #error "a core/ header included forward mode"
+#endif
+#ifdef ZG_TENSOR_TAPE_HPP
+#error "a core/ header included the tensors"
 #endif
 
 #include <doctest/doctest.h>

@@ -1,12 +1,10 @@
-// zerograd/fwd/jacobian.hpp: Jacobians of f: R^n -> R^m. zg::fwd::jacobian sweeps forward once
-// per input; zg::jacobian picks forward or reverse sweeps, whichever needs fewer.
+// zerograd/fwd/jacobian.hpp: zg::fwd::jacobian, the Jacobian of f: R^n -> R^m by one forward
+// sweep per input (zerograd/drivers/jacobian.hpp picks forward or reverse sweeps).
 #pragma once
 
 #include "zerograd/core/error.hpp"
 #include "zerograd/fwd/dual.hpp"
 #include "zerograd/fwd/grad.hpp" // set_derivative
-#include "zerograd/tape/jacobian.hpp" // the reverse sweeps zg::jacobian may choose
-#include "zerograd/tape/var.hpp"
 
 #include <cstddef>
 #include <functional>
@@ -91,51 +89,3 @@ std::vector<std::vector<double>> jacobian(F&& f, const std::vector<double>& x) {
 }
 
 } // namespace zg::fwd
-
-namespace zg {
-
-/// The Jacobian of f: R^n -> R^m at x, row-major (m rows of n), by whichever direction needs
-/// fewer sweeps: forward (zg::fwd::jacobian, n evaluations on duals, one column each) when
-/// n <= m, else reverse (zg::tape::jacobian, one recording and m sweeps, one row each). f is a
-/// generic lambda taking `std::span<const T>` and returning `std::vector<T>`, called with
-/// T = zg::dual and, if reverse is chosen, with T = zg::var; a lambda that accepts only one of
-/// them gets that direction.
-///
-/// m is learned from the first forward evaluation, which is also the first column: choosing
-/// forward costs nothing extra, choosing reverse costs that one evaluation. Ties (n == m) go
-/// forward: a forward sweep records nothing.
-///
-///     auto J = zg::jacobian([](auto x) { return std::vector{x[0] * x[1], sin(x[0])}; },
-///                           std::vector{2.0, 3.0});   // n = m = 2: forward
-///     // J == {{3, 2}, {cos 2, 0}}
-template <class F>
-std::vector<std::vector<double>> jacobian(F&& f, std::span<const double> x) {
-    constexpr bool forward = std::is_invocable_v<F&, std::span<const dual>>;
-    constexpr bool reverse = std::is_invocable_v<F&, std::span<const var>>;
-    static_assert(forward || reverse,
-                  "zg::jacobian: f must take std::span<const T> with T zg::dual (forward) or "
-                  "zg::var (reverse), best both: a generic lambda");
-    if constexpr (!reverse) {
-        return fwd::jacobian(f, x);
-    } else if constexpr (!forward) {
-        return tape::jacobian(f, x);
-    } else if constexpr (!zg::detail::range_of<std::invoke_result_t<F&, std::span<const dual>>,
-                                               dual>) {
-        return fwd::jacobian(f, x); // for its message
-    } else {
-        std::vector<dual> leaves(x.begin(), x.end());
-        auto result = fwd::detail::first_column(f, leaves);
-        if (x.size() > result.size()) return tape::jacobian(f, x); // n > m: m reverse sweeps
-        for (std::size_t j = 1; j < leaves.size(); ++j)
-            fwd::detail::sweep_column(f, leaves, j, result);
-        return result;
-    }
-}
-
-/// The same for a std::vector<double> (or a braced list) of inputs.
-template <class F>
-std::vector<std::vector<double>> jacobian(F&& f, const std::vector<double>& x) {
-    return zg::jacobian(std::forward<F>(f), std::span<const double>(x));
-}
-
-} // namespace zg

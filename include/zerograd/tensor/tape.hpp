@@ -1,6 +1,9 @@
 // zerograd/tensor/tape.hpp: tensor_tape, the per-thread record of tensor operations (each node a
 // value, a gradient and a backward function), swept in reverse recording order.
-#pragma once
+// The include guard (not #pragma once) lets the tests of the other folders prove they never
+// include the tensors.
+#ifndef ZG_TENSOR_TAPE_HPP
+#define ZG_TENSOR_TAPE_HPP
 
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/thread_object.hpp"
@@ -189,3 +192,5 @@ inline tensor_tape& this_thread_tensor_tape() {
 }
 
 } // namespace zg::detail
+
+#endif // ZG_TENSOR_TAPE_HPP

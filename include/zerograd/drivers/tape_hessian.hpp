@@ -1,5 +1,6 @@
-// zerograd/tape/hessian.hpp: zg::tape::hessian, second derivatives by forward-over-reverse: the
-// tape records on dual numbers, so each reverse sweep also carries a directional derivative.
+// zerograd/drivers/tape_hessian.hpp: zg::tape::hessian, second derivatives by forward-over-reverse:
+// the tape records on dual numbers, so each reverse sweep also carries a directional derivative.
+// In drivers/, since it combines tape and forward mode.
 #pragma once
 
 #include "zerograd/fwd/dual.hpp"

@@ -1,6 +1,6 @@
-// zerograd/expr/hessian.hpp: zg::hessian, second derivatives in expression mode by
+// zerograd/drivers/expr_hessian.hpp: zg::hessian, second derivatives in expression mode by
 // forward-over-reverse: the expression's scalar is a dual number, so one reverse sweep per input
-// gives a column of the Hessian.
+// gives a column of the Hessian. In drivers/, since it combines expression and forward mode.
 #pragma once
 
 #include "zerograd/core/arguments.hpp"

@@ -1,7 +1,7 @@
 // zg::hessian: forward-over-reverse in expression mode, against analytic Hessians and the tape's.
 #include "laws.hpp"
 
-#include <zerograd/expr/hessian.hpp>
+#include <zerograd/drivers/expr_hessian.hpp>
 #include <zerograd/forward.hpp>
 
 #include <doctest/doctest.h>

@@ -1,0 +1,20 @@
+// tape/ includes only core/: this file includes every header of tape/ and fails to
+// compile if another mode's header came along (test/architecture.py checks the same from the
+// #include lines).
+#include <zerograd/tape/dot.hpp>
+#include <zerograd/tape/grad.hpp>
+#include <zerograd/tape/jacobian.hpp>
+#include <zerograd/tape/pinned.hpp>
+#include <zerograd/tape/reductions.hpp>
+#include <zerograd/tape/tape.hpp>
+#include <zerograd/tape/var.hpp>
+
+#ifdef ZG_EXPR_EXPRESSION_HPP
+#error "a tape/ header included expression mode"
+#endif
+#ifdef ZG_FWD_DUAL_HPP
+#error "a tape/ header included forward mode"
+#endif
+#ifdef ZG_TENSOR_TAPE_HPP
+#error "a tape/ header included the tensors"
+#endif

@@ -1,0 +1,17 @@
+// tensor/ includes only core/ (the scalar tape it may use, none today): this file includes every
+// header of tensor/ and fails to compile if another mode's header came along (test/architecture.py
+// checks the same from the #include lines).
+#include <zerograd/tensor/elementwise.hpp>
+#include <zerograd/tensor/gemm.hpp>
+#include <zerograd/tensor/matmul.hpp>
+#include <zerograd/tensor/reductions.hpp>
+#include <zerograd/tensor/shape.hpp>
+#include <zerograd/tensor/tape.hpp>
+#include <zerograd/tensor/tensor.hpp>
+
+#ifdef ZG_EXPR_EXPRESSION_HPP
+#error "a tensor/ header included expression mode"
+#endif
+#ifdef ZG_FWD_DUAL_HPP
+#error "a tensor/ header included forward mode"
+#endif
