@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The docs' pictures can be drawn again: runs the two-moons examples given (their CSV files go to
 a temporary folder), draws every picture with docs/images/plot.py, also from the committed
-forward_vs_reverse.csv and suite.csv, and checks that each has its title, axis labels and legend.
+forward_vs_reverse.csv and suite.csv and from tensor_broadcast.cpp's expected output, and checks
+that each has its title, axis labels and legend.
 Exits 77 (skipped, for meson) where matplotlib is missing, unless ZG_REQUIRE_MATPLOTLIB is set
 (test/run.sh installs python3-matplotlib)."""
 import os
@@ -9,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 
-plot, nn_moons, nn_moons_tensor = sys.argv[1:4]
+plot, nn_moons, nn_moons_tensor, tensor_broadcast_output = sys.argv[1:5]
 images = os.path.dirname(os.path.abspath(plot))
 probe = subprocess.run([sys.executable, "-c", "import matplotlib"], capture_output=True)
 system_probe = subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
@@ -26,6 +27,7 @@ expected = {
     "nn_moons_tensor_loss.svg": ["cross-entropy (log scale)"],
     "forward_vs_reverse.svg": ["n (inputs)", "time of the gradient / time of f", "crossover"],
     "suite.svg": ["hand-written gradient (log scale", "expr", "tape", "sum (n = 16,384)"],
+    "tensor_broadcast.svg": ["dz  [2, 2]", "db = dz summed over the rows", "0.0694"],
 }
 with tempfile.TemporaryDirectory() as folder:
     def run(*command):
@@ -37,6 +39,8 @@ with tempfile.TemporaryDirectory() as folder:
     run(sys.executable, plot, "forward_vs_reverse", images, folder)
     run(sys.executable, plot, "suite", os.path.join(images, "suite.csv"),
         os.path.join(folder, "suite.svg"))
+    run(sys.executable, plot, "broadcast", tensor_broadcast_output,
+        os.path.join(folder, "tensor_broadcast.svg"))
     missing = []
     for name, texts in expected.items():
         with open(os.path.join(folder, name), encoding="utf-8") as svg:

@@ -8,6 +8,8 @@ write.
     plot.py forward_vs_reverse FOLDER OUT FOLDER/forward_vs_reverse.csv, from
                                           forward_vs_reverse_cost.cpp, to OUT/forward_vs_reverse.svg
     plot.py suite CSV SVG                 the ratios bench/report.py writes, as a bar chart
+    plot.py broadcast OUTPUT SVG          the bias's broadcast and its gradient, from what
+                                          tensor_broadcast.cpp prints (its expected output)
 
 To redraw the docs' pictures from a build in build/:
 
@@ -17,6 +19,8 @@ To redraw the docs' pictures from a build in build/:
     python3 docs/images/plot.py moons /tmp/moons nn_moons_tensor cross-entropy docs/images
     python3 docs/images/plot.py forward_vs_reverse docs/images docs/images
     python3 docs/images/plot.py suite docs/images/suite.csv docs/images/suite.svg
+    python3 docs/images/plot.py broadcast docs/examples/expected/tensor_broadcast.txt \
+        docs/images/tensor_broadcast.svg
 
 Needs python3-matplotlib; runs again under Debian's /usr/bin/python3 if this interpreter (a pyenv
 or venv one) has no matplotlib."""
@@ -153,9 +157,47 @@ def suite(csv_path, svg_path):
     save(figure, svg_path)
 
 
+def broadcast(output_path, svg_path):
+    printed = {}
+    for line in open(output_path, encoding="utf-8"):
+        name, _, rest = line.partition("=")
+        if rest.strip().startswith("["):
+            printed[name.strip()] = [[float(x) for x in row.split(",")]
+                                     for row in rest.strip(" []\n").split(";")]
+    dz, db = printed["dz"], printed["db"]
+    figure, (forward, backward) = plt.subplots(1, 2, figsize=(8.4, 2.8))
+
+    def grid(axes, cells, top, left, colour, label, faded_rows=()):
+        for r, row in enumerate(cells):
+            for c, cell in enumerate(row):
+                axes.add_patch(plt.Rectangle((left + c, top - r - 1), 1, 1, edgecolor="#222",
+                                             facecolor=colour,
+                                             alpha=0.3 if r in faded_rows else 0.85))
+                text = cell if isinstance(cell, str) else f"{cell:.4f}"
+                axes.text(left + c + 0.5, top - r - 0.5, text, ha="center", va="center",
+                          fontsize=8)
+        axes.text(left + len(cells[0]) / 2, top + 0.3, label, ha="center", fontsize=9)
+
+    grid(forward, [["b[0]", "b[1]"]], 2, 0, "#f6d5c8", "b  [2]")
+    grid(forward, [["b[0]", "b[1]"], ["b[0]", "b[1]"]], 2, 3.5, "#f6d5c8",
+         "b as z's rows read it  [2, 2]", faded_rows=(1,))
+    forward.annotate("", xy=(3.4, 1.0), xytext=(2.1, 1.5), arrowprops={"arrowstyle": "->"})
+    forward.set_title("Forward: z = x w + b reads b's one row in every row", fontsize=10)
+    grid(backward, dz, 2, 0, "#cfdcf2", "dz  [2, 2]")
+    grid(backward, db, 2, 3.5, "#f6d5c8", "db = dz summed over the rows")
+    backward.annotate("", xy=(3.4, 1.5), xytext=(2.1, 1.0), arrowprops={"arrowstyle": "->"})
+    backward.set_title("Backward: each row's gradient is added into b", fontsize=10)
+    for axes in (forward, backward):
+        axes.set_xlim(-0.2, 5.7)
+        axes.set_ylim(-0.2, 2.8)
+        axes.set_aspect("equal")
+        axes.axis("off")
+    save(figure, svg_path)
+
+
 if __name__ == "__main__":
     commands = {"moons": (moons, 4), "forward_vs_reverse": (forward_vs_reverse, 2),
-                "suite": (suite, 2)}
+                "suite": (suite, 2), "broadcast": (broadcast, 2)}
     if len(sys.argv) < 2 or sys.argv[1] not in commands or len(sys.argv) - 2 != commands[
             sys.argv[1]][1]:
         sys.exit(__doc__)
