@@ -10,5 +10,6 @@
 #include "zerograd/tape/grad.hpp"
 #include "zerograd/tape/jacobian.hpp"
 #include "zerograd/tape/reductions.hpp"
+#include "zerograd/tape/scope.hpp"
 #include "zerograd/tape/tape.hpp"
 #include "zerograd/tape/var.hpp"

@@ -1,11 +1,15 @@
 // tape/ includes only core/: this file includes every header of tape/ and fails to
 // compile if another mode's header came along (test/architecture.py checks the same from the
 // #include lines).
+#include <zerograd/tape/arena.hpp>
 #include <zerograd/tape/dot.hpp>
 #include <zerograd/tape/grad.hpp>
 #include <zerograd/tape/jacobian.hpp>
+#include <zerograd/tape/lifetimes.hpp>
 #include <zerograd/tape/pinned.hpp>
 #include <zerograd/tape/reductions.hpp>
+#include <zerograd/tape/scope.hpp>
+#include <zerograd/tape/sweep.hpp>
 #include <zerograd/tape/tape.hpp>
 #include <zerograd/tape/var.hpp>
 

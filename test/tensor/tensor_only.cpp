@@ -1,6 +1,6 @@
-// tensor/ includes only core/ (the scalar tape it may use, none today): this file includes every
-// header of tensor/ and fails to compile if another mode's header came along (test/architecture.py
-// checks the same from the #include lines).
+// tensor/ includes only core/ and the scalar tape (whose scope reclaims tensors too): this file
+// includes every header of tensor/ and fails to compile if another mode's header came along
+// (test/architecture.py checks the same from the #include lines).
 #include <zerograd/tensor/elementwise.hpp>
 #include <zerograd/tensor/gemm.hpp>
 #include <zerograd/tensor/matmul.hpp>

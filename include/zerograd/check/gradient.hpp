@@ -9,6 +9,7 @@
 #include "zerograd/fwd/dual.hpp"
 #include "zerograd/fwd/grad.hpp"
 #include "zerograd/tape/grad.hpp"
+#include "zerograd/tape/scope.hpp"
 #include "zerograd/tape/tape.hpp"
 #include "zerograd/tape/var.hpp"
 

@@ -5,7 +5,6 @@
 
 #include "zerograd/core/config.hpp"
 
-#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -63,15 +62,6 @@ inline thread_local T* thread_object = nullptr;
 /// computation: a tape keeps its thread's, and each operation compares it with the caller's.
 inline thread_local const char this_thread_marker = 0;
 inline const void* this_thread_id() { return &this_thread_marker; }
-
-/// A recording that zg::tape::scope reclaims beside the scalar tape: the calling thread's tensor
-/// tape registers here when it is made (zerograd/tensor/tape.hpp). Until then it is empty, so
-/// a scope costs tape mode alone one thread_local read.
-struct scope_companion {
-    std::uint32_t (*mark)() = nullptr;
-    void (*rewind)(std::uint32_t) = nullptr;
-};
-inline thread_local scope_companion this_thread_scope_companion;
 
 /// The calling thread's T.
 template <class T>

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "zerograd/fwd/dual.hpp"
+#include "zerograd/tape/scope.hpp"
 #include "zerograd/tape/tape.hpp"
 #include "zerograd/tape/var.hpp"
 

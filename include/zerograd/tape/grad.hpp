@@ -3,6 +3,7 @@
 #pragma once
 
 #include "zerograd/core/arguments.hpp"
+#include "zerograd/tape/scope.hpp"
 #include "zerograd/tape/tape.hpp"
 #include "zerograd/tape/var.hpp"
 

@@ -7,6 +7,7 @@
 #include "zerograd/core/let.hpp"
 #include "zerograd/core/rules.hpp"
 #include "zerograd/core/scalar.hpp"
+#include "zerograd/tape/scope.hpp"
 #include "zerograd/tape/tape.hpp"
 
 #include <compare>

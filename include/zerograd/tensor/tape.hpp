@@ -7,6 +7,7 @@
 
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/thread_object.hpp"
+#include "zerograd/tape/scope.hpp" // zg::tape::scope reclaims the tensors too
 #include "zerograd/tensor/shape.hpp"
 
 #include <algorithm>
@@ -185,7 +186,7 @@ private:
 /// tape is retired and kept for the next thread, as tape mode's is.
 inline tensor_tape& this_thread_tensor_tape() {
     if (thread_object<tensor_tape> == nullptr) [[unlikely]] // zg::tape::scope reclaims it too
-        this_thread_scope_companion = {
+        zg::tape::detail::this_thread_scope_companion = {
             [] { return this_thread_tensor_tape().mark(); },
             [](std::uint32_t mark) { this_thread_tensor_tape().rewind(mark); }};
     return this_thread_lasting_object<tensor_tape>();

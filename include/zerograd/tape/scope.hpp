@@ -1,0 +1,72 @@
+// zerograd/tape/scope.hpp: scopes, which reclaim what a thread recorded while they lived.
+#pragma once
+
+#include "zerograd/tape/tape.hpp"
+
+#include <cstdint>
+
+namespace zg::tape {
+
+namespace detail {
+/// A recording that zg::tape::scope reclaims beside the scalar tape: the calling thread's tensor
+/// tape registers here when it is made. Until then it is empty, so a scope costs tape mode alone
+/// one thread_local read.
+struct scope_companion {
+    std::uint32_t (*mark)() = nullptr;
+    void (*rewind)(std::uint32_t) = nullptr;
+};
+inline thread_local scope_companion this_thread_scope_companion;
+} // namespace detail
+
+/// Reclaims, when it ends, every node the thread recorded on its tape for T since it began;
+/// variables made before it (a model's parameters) live on. zg::tape::scope also reclaims the
+/// thread's tensors.
+template <class T>
+class basic_scope {
+public:
+    basic_scope() : basic_scope(this_thread_tape<T>()) {}
+    explicit basic_scope(basic_tape<T>& tape) : tape_(tape), mark_(tape.mark()) {
+        tape.reserve_rewind();
+    }
+    basic_scope(const basic_scope&) = delete;
+    basic_scope& operator=(const basic_scope&) = delete;
+    ~basic_scope() { tape_.rewind(mark_); }
+
+    /// The first node recorded inside this scope.
+    typename basic_tape<T>::index_type first() const { return mark_.nodes; }
+
+private:
+    basic_tape<T>& tape_;
+    typename basic_tape<T>::mark_type mark_;
+};
+
+/// Reclaims, when it ends, everything the thread recorded since it began: zg::var nodes and
+/// zg::tensor nodes (as zg::tensor::scope does); variables and tensors made before it (a model's
+/// parameters) live on. Use one per training step to keep memory flat.
+///
+///     zg::var w = 0.5;
+///     for (int step = 0; step < 100; ++step) {
+///         zg::tape::scope step_scope;
+///         zg::var loss = square(w * 3.0 - 1.0);
+///         loss.backward();
+///         w.data() -= 0.01 * w.grad();
+///         w.grad() = 0;
+///     } // loss's nodes are reclaimed here; using `loss` afterwards throws zg::dangling_var
+class scope : public basic_scope<double> {
+public:
+    scope() : tensor_mark_(mark_tensors()) {}
+    explicit scope(basic_tape<double>& tape) : basic_scope(tape), tensor_mark_(mark_tensors()) {}
+    ~scope() {
+        // A thread whose tensor tape was made inside this scope rewinds it to its start, 0.
+        if (const auto rewind = detail::this_thread_scope_companion.rewind) rewind(tensor_mark_);
+    }
+
+private:
+    static std::uint32_t mark_tensors() {
+        const auto mark = detail::this_thread_scope_companion.mark;
+        return mark ? mark() : 0;
+    }
+    std::uint32_t tensor_mark_;
+};
+
+} // namespace zg::tape
