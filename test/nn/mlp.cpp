@@ -22,6 +22,20 @@ TEST_CASE("parameter counts") {
     CHECK(model.layers().size() == 3);
 }
 
+TEST_CASE("for_each_parameter walks the parameters in parameters()' order") {
+    const zg::nn::mlp model(3, {4, 2}, activation::tanh, 5);
+    const std::vector<zg::var> listed = model.parameters();
+    std::vector<const double*> walked;
+    model.for_each_parameter([&](const zg::var& p) { walked.push_back(&p.data()); });
+    REQUIRE(walked.size() == 26); // 4 * 4 + 2 * 5
+    for (std::size_t i = 0; i < walked.size(); ++i)
+        CHECK(walked[i] == &listed[i].data()); // the same variable, not an equal value
+    const zg::nn::neuron n(2, activation::linear, 5);
+    std::vector<double> values;
+    n.for_each_parameter([&](const zg::var& p) { values.push_back(p.data()); });
+    CHECK(values == std::vector<double>{n.weights()[0].data(), n.weights()[1].data(), 0.0});
+}
+
 TEST_CASE("initialization: micrograd's uniform(-1, 1) weights and zero biases, from a seed") {
     const zg::nn::mlp a(2, {16, 16, 1}, activation::relu, 7),
         b(2, {16, 16, 1}, activation::relu, 7);

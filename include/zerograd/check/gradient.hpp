@@ -115,10 +115,8 @@ namespace detail {
 template <class... Args>
 gradient_t<Args...> point_of(const Args&... args) {
     using point = gradient_t<Args...>;
-    if constexpr (zg::detail::spread_array<Args...>) {
-        return point(args...);
-    } else if constexpr ((zg::detail::scalar_argument<Args> && ...)) {
-        return point{static_cast<double>(args)...};
+    if constexpr (zg::detail::scalar_arguments<Args...>) {
+        return zg::detail::scalar_values(args...);
     } else {
         const auto one = [](const auto& argument) {
             using A = std::remove_cvref_t<decltype(argument)>;

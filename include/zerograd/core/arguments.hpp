@@ -6,9 +6,11 @@
 
 #include <array>
 #include <cstddef>
+#include <functional> // std::invoke
 #include <ranges>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace zg {
@@ -80,5 +82,55 @@ struct gradient_of<A> {
 
 template <class... Args>
 using gradient_t = typename detail::gradient_of<Args...>::type;
+
+namespace detail {
+
+/// Every argument a number, or a single std::array of them: the gradient is a std::array.
+template <class... Args>
+inline constexpr bool scalar_arguments = spread_array<Args...> ||
+                                         (sizeof...(Args) > 0 && (scalar_argument<Args> && ...));
+
+/// The numbers of scalar arguments in the gradient's shape: a single std::array as it is,
+/// numbers converted to double.
+template <class... Args>
+requires scalar_arguments<Args...>
+constexpr gradient_t<Args...> scalar_values(const Args&... args) {
+    if constexpr (spread_array<Args...>)
+        return gradient_t<Args...>(args...);
+    else
+        return {static_cast<double>(args)...};
+}
+
+/// Calls body with one argument per leaf: the arguments themselves, or the N numbers of a single
+/// std::array, spread. Every mode makes its leaves through this, so all spread alike.
+template <class Body, class... Args>
+constexpr decltype(auto) spread_arguments(Body&& body, const Args&... args) {
+    if constexpr (spread_array<Args...>) {
+        const auto& values = std::get<0>(std::tie(args...));
+        return [&]<std::size_t... I>(std::index_sequence<I...>)->decltype(auto) {
+            return body(values[I]...);
+        }
+        (std::make_index_sequence<std::tuple_size_v<gradient_t<Args...>>>{});
+    } else {
+        return body(args...);
+    }
+}
+
+/// Calls f with view(leaf) for each leaf of a tuple (what f receives for it: the leaf, or a span
+/// over a range's leaves).
+template <class F, class Leaves, class View>
+decltype(auto) call_on_leaves(F& f, Leaves& leaves, View view) {
+    return std::apply(
+        [&](auto&... each) -> decltype(auto) { return std::invoke(f, view(each)...); }, leaves);
+}
+
+/// The gradient for Args packed from one part per leaf of a tuple, in order: part(leaf) is a
+/// double for a number's leaf and a std::vector<double> for a range's.
+template <class... Args, class Leaves, class Part>
+gradient_t<Args...> pack_gradient(Leaves& leaves, Part part) {
+    return std::apply([&](auto&... each) { return gradient_t<Args...>{part(each)...}; }, leaves);
+}
+
+} // namespace detail
 
 } // namespace zg

@@ -250,13 +250,9 @@ constexpr auto value_and_grad(F&& f, const Args&... args) {
                   "std::vector or std::span of doubles");
     if constexpr (!zg::detail::gradient_arguments<Args...>) {
         return;
-    } else if constexpr (zg::detail::spread_array<Args...>) {
-        const auto& values = std::get<0>(std::tie(args...));
-        const auto [value, gradient] = detail::sweep_scalars<detail::scalar_call::grad>(f, values);
-        return value_and_grad_result<gradient_t<Args...>>{value, gradient};
-    } else if constexpr ((zg::detail::scalar_argument<Args> && ...)) {
-        const std::array<double, sizeof...(Args)> values{static_cast<double>(args)...};
-        const auto [value, gradient] = detail::sweep_scalars<detail::scalar_call::grad>(f, values);
+    } else if constexpr (zg::detail::scalar_arguments<Args...>) {
+        const auto [value, gradient] =
+            detail::sweep_scalars<detail::scalar_call::grad>(f, zg::detail::scalar_values(args...));
         return value_and_grad_result<gradient_t<Args...>>{value, gradient};
     } else {
         return detail::sweep_mixed(f, args...);

@@ -56,14 +56,9 @@ auto sweep_rows(const R& rows, frame<double>& call) {
 ///         return std::array{x / r, y / r};
 ///     }, 3.0, 4.0);  // J[0] == {0.128, -0.096}, J[1] == {-0.096, 0.072}
 template <class F, class... Args>
-requires(zg::detail::spread_array<Args...> ||
-         (zg::detail::scalar_argument<Args> && ...)) auto jacobian(F&& f, const Args&... args) {
-    const auto values = [&] {
-        if constexpr (zg::detail::spread_array<Args...>)
-            return std::get<0>(std::tie(args...));
-        else
-            return std::array<double, sizeof...(Args)>{static_cast<double>(args)...};
-    }();
+requires zg::detail::scalar_arguments<Args...>
+auto jacobian(F&& f, const Args&... args) {
+    const auto values = zg::detail::scalar_values(args...);
     constexpr std::size_t N = std::tuple_size_v<std::remove_cvref_t<decltype(values)>>;
     std::array<argument_state<double>, N> arguments{};
     alignas(16) std::byte stack[detail::stack_frame_bytes];

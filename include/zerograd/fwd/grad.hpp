@@ -94,9 +94,9 @@ inline const dual& as_argument(const dual& leaf) { return leaf; }
 inline std::span<const dual> as_argument(const std::vector<dual>& leaves) { return leaves; }
 
 template <class F, class Leaves>
-auto call(F& f, const Leaves& leaves) {
-    return std::apply([&](const auto&... each) { return std::invoke(f, as_argument(each)...); },
-                      leaves);
+auto call(F& f, Leaves& leaves) {
+    return zg::detail::call_on_leaves(
+        f, leaves, [](const auto& each) -> decltype(auto) { return as_argument(each); });
 }
 
 /// Seeds (or unseeds) a leaf through a call g++ cannot see into, so that no store to the leaves
@@ -122,64 +122,43 @@ double value_of(const R& y) {
 template <class R>
 inline constexpr bool scalar_result = std::is_same_v<R, dual> || std::is_arithmetic_v<R>;
 
-/// One forward sweep per scalar leaf: seed it with 1, evaluate f, read the derivative into the
-/// matching place of the gradient, unseed. Returns f's value (from any sweep: all agree).
-template <class F, class Leaves, class Gradient>
-double sweep_each_leaf(F& f, Leaves& leaves, Gradient& gradient) {
-    double value = 0;
-    bool evaluated = false;
-    const auto sweep = [&](dual& leaf, double& slot) {
-        set_derivative(leaf, 1);
-        const auto y = call(f, leaves);
-        set_derivative(leaf, 0);
-        slot = deriv_of(y);
-        value = value_of(y);
-        evaluated = true;
-    };
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-        const auto each = [&](auto& leaf, auto& slot) {
-            if constexpr (std::is_same_v<std::remove_cvref_t<decltype(leaf)>, dual>) {
-                sweep(leaf, slot);
-            } else {
-                slot.assign(leaf.size(), 0.0);
-                for (std::size_t k = 0; k < leaf.size(); ++k)
-                    sweep(leaf[k], slot[k]);
-            }
-        };
-        (each(std::get<I>(leaves), std::get<I>(gradient)), ...);
-    }
-    (std::make_index_sequence<std::tuple_size_v<Leaves>>{});
-    if (!evaluated) value = value_of(call(f, leaves)); // only empty vectors: no sweep ran
-    return value;
-}
-
-} // namespace detail
-
-namespace detail {
-
-/// value_and_grad, once its arguments are known to be good.
+/// value_and_grad, once its arguments are known to be good: one forward sweep per scalar leaf
+/// (seed it with 1, evaluate f, read the derivative, unseed), f's value from any sweep (all
+/// agree).
 template <class F, class... Args>
 auto value_and_grad_at(F& f, const Args&... args) {
-    using gradient = gradient_t<Args...>;
-    auto leaves = [&] {
-        if constexpr (zg::detail::spread_array<Args...>) {
-            const auto& values = std::get<0>(std::tie(args...));
-            return [&]<std::size_t... I>(std::index_sequence<I...>) {
-                return std::tuple{detail::make_leaves(values[I])...};
-            }
-            (std::make_index_sequence<std::tuple_size_v<gradient>>{});
-        } else {
-            return std::tuple{detail::make_leaves(args)...};
-        }
-    }();
+    auto leaves = zg::detail::spread_arguments(
+        [](const auto&... each) { return std::tuple{detail::make_leaves(each)...}; }, args...);
     using result = std::remove_cvref_t<decltype(detail::call(f, leaves))>;
     static_assert(detail::scalar_result<result>,
                   "zg::fwd::grad / zg::fwd::value_and_grad: f must return one scalar (a zg::dual); "
                   "use zg::jacobian for functions with several outputs");
-    value_and_grad_result<gradient> out{0.0, gradient{}};
-    if constexpr (detail::scalar_result<result>) // else nothing more to say
-        out.value = detail::sweep_each_leaf(f, leaves, out.grad);
-    return out;
+    if constexpr (!detail::scalar_result<result>) {
+        return value_and_grad_result<gradient_t<Args...>>{}; // after the message, nothing more
+    } else {
+        double value = 0;
+        bool evaluated = false;
+        const auto sweep = [&](dual& leaf) {
+            set_derivative(leaf, 1);
+            const auto y = call(f, leaves);
+            set_derivative(leaf, 0);
+            value = value_of(y);
+            evaluated = true;
+            return deriv_of(y);
+        };
+        auto gradient = zg::detail::pack_gradient<Args...>(leaves, [&](auto& leaf) {
+            if constexpr (std::is_same_v<std::remove_cvref_t<decltype(leaf)>, dual>) {
+                return sweep(leaf);
+            } else {
+                std::vector<double> derivatives(leaf.size());
+                for (std::size_t k = 0; k < leaf.size(); ++k)
+                    derivatives[k] = sweep(leaf[k]);
+                return derivatives;
+            }
+        });
+        if (!evaluated) value = value_of(call(f, leaves)); // only empty vectors: no sweep ran
+        return value_and_grad_result<gradient_t<Args...>>{value, std::move(gradient)};
+    }
 }
 
 } // namespace detail

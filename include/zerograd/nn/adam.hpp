@@ -47,8 +47,8 @@ public:
     /// Throws zg::error naming the setting and its value for a learning rate, eps or weight decay
     /// that is negative, infinite or NaN, or a beta outside [0, 1); step() checks them again.
     explicit adam_t(std::vector<P> parameters, adam_options options = {})
-        : parameters_(std::move(parameters)), options_(options),
-          m_(detail::element_count(parameters_)), v_(m_.size()) {
+        : parameters_(std::move(parameters)), options_(options), m_(parameters_.element_count()),
+          v_(m_.size()) {
         check(options_);
     }
     /// Default options but the learning rate, as `torch.optim.Adam(params, lr)`.
@@ -63,34 +63,24 @@ public:
         const double t = static_cast<double>(steps_);
         const double step_size = o.learning_rate / (1 - std::pow(o.beta1, t));
         const double correction2_sqrt = std::sqrt(1 - std::pow(o.beta2, t));
-        std::size_t k = 0;
-        for (P& p : parameters_) {
-            const std::span<double> values = parameter_traits<P>::values(p);
-            const std::span<double> grads = parameter_traits<P>::grads(p);
-            for (std::size_t i = 0; i < values.size(); ++i, ++k) {
-                double g = grads[i];
-                if (o.weight_decay != 0) g = g + o.weight_decay * values[i];
-                m_[k] = m_[k] * o.beta1 + (1 - o.beta1) * g;
-                v_[k] = v_[k] * o.beta2 + (1 - o.beta2) * g * g;
-                const double denominator = std::sqrt(v_[k]) / correction2_sqrt + o.eps;
-                // Grouped as PyTorch's addcdiv computes it, so both give the same doubles.
-                values[i] = values[i] + -step_size * m_[k] / denominator;
-            }
-        }
+        parameters_.update_each([&](double& value, double g, std::size_t k) {
+            if (o.weight_decay != 0) g = g + o.weight_decay * value;
+            m_[k] = m_[k] * o.beta1 + (1 - o.beta1) * g;
+            v_[k] = v_[k] * o.beta2 + (1 - o.beta2) * g * g;
+            const double denominator = std::sqrt(v_[k]) / correction2_sqrt + o.eps;
+            // Grouped as PyTorch's addcdiv computes it, so both give the same doubles.
+            value = value + -step_size * m_[k] / denominator;
+        });
     }
 
     /// Sets every parameter's gradient to zero.
-    void zero_grad() {
-        for (P& p : parameters_)
-            for (double& g : parameter_traits<P>::grads(p))
-                g = 0;
-    }
+    void zero_grad() { parameters_.zero_grad(); }
 
     /// How many steps have been taken (t in the bias corrections).
     std::int64_t steps() const { return steps_; }
     adam_options& options() { return options_; }
     const adam_options& options() const { return options_; }
-    std::span<const P> parameters() const { return parameters_; }
+    std::span<const P> parameters() const { return parameters_.get(); }
 
 private:
     static void check(const adam_options& o) {
@@ -104,7 +94,7 @@ private:
                                     "in [0, 1)");
     }
 
-    std::vector<P> parameters_;
+    detail::parameter_list<P> parameters_;
     adam_options options_;
     std::vector<double> m_; // first moments, one per parameter value
     std::vector<double> v_; // second moments

@@ -30,7 +30,7 @@ namespace zg::nn {
 ///
 ///     zg::nn::linear layer(2, 16, 7);
 ///     zg::tensor h = layer(zg::tensor::ones({100, 2})); // shape [100, 16]
-class linear {
+class linear : public detail::model_parameters<linear, tensor> {
 public:
     /// A layer of `inputs` by `outputs` weights and `outputs` biases drawn from `generator`.
     linear(std::size_t inputs, std::size_t outputs, rng& generator)
@@ -53,19 +53,18 @@ public:
         return matmul(x, weight_) + bias_;
     }
 
-    /// W, then b.
-    std::vector<tensor> parameters() const { return {weight_, bias_}; }
-    std::size_t parameter_count() const { return weight_.numel() + bias_.numel(); }
-    /// Sets the gradients of W and b to zero.
-    void zero_grad() const {
-        weight_.zero_grad();
-        bias_.zero_grad();
-    }
-
     const tensor& weight() const { return weight_; }
     const tensor& bias() const { return bias_; }
     std::size_t inputs() const { return weight_.shape()[0]; }
     std::size_t outputs() const { return weight_.shape()[1]; }
+
+public:
+    /// Calls fn on each parameter in order: W, then b.
+    template <class Fn>
+    void for_each_parameter(Fn&& fn) const {
+        fn(weight_);
+        fn(bias_);
+    }
 
 private:
     static tensor draw(const tensor_shape& shape, std::size_t inputs, rng& generator) {
@@ -92,7 +91,7 @@ private:
 ///     zg::tensor logits = model(x);                        // x: [batch, 2] -> [batch, 2]
 ///     zg::tensor loss = zg::nn::cross_entropy(logits, labels);
 template <>
-class mlp_t<tensor> {
+class mlp_t<tensor> : public detail::model_parameters<mlp_t<tensor>, tensor> {
 public:
     /// A network taking `inputs` features through layers of `sizes` outputs each.
     mlp_t(std::size_t inputs, const std::vector<std::size_t>& sizes, activation hidden,
@@ -121,32 +120,18 @@ public:
         return h;
     }
 
-    /// Every parameter, layer by layer: W then b.
-    std::vector<tensor> parameters() const {
-        std::vector<tensor> all;
-        all.reserve(2 * layers_.size());
-        for (const linear& l : layers_) {
-            all.push_back(l.weight());
-            all.push_back(l.bias());
-        }
-        return all;
-    }
-    /// The number of parameter values (not tensors).
-    std::size_t parameter_count() const {
-        std::size_t count = 0;
-        for (const linear& l : layers_)
-            count += l.parameter_count();
-        return count;
-    }
-    void zero_grad() const {
-        for (const linear& l : layers_)
-            l.zero_grad();
-    }
-
     std::span<const linear> layers() const { return layers_; }
     activation nonlinearity() const { return hidden_; }
     std::size_t inputs() const { return layers_.front().inputs(); }
     std::size_t outputs() const { return layers_.back().outputs(); }
+
+public:
+    /// Calls fn on each parameter in order: layer by layer, W then b.
+    template <class Fn>
+    void for_each_parameter(Fn&& fn) const {
+        for (const linear& l : layers_)
+            l.for_each_parameter(fn);
+    }
 
 private:
     activation hidden_;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "zerograd/core/error.hpp"
+#include "zerograd/nn/parameter.hpp"
 #include "zerograd/nn/random.hpp"
 #include "zerograd/tape/var.hpp"
 
@@ -72,7 +73,7 @@ class mlp_t;
 ///     zg::nn::rng generator(1);
 ///     zg::nn::neuron n(2, zg::nn::activation::tanh, generator);
 ///     zg::var y = n({0.5, -1.0}); // tanh(b + w0 * 0.5 - w1)
-class neuron {
+class neuron : public detail::model_parameters<neuron, var> {
 public:
     /// A neuron of `inputs` weights drawn from `generator`.
     neuron(std::size_t inputs, activation f, rng& generator) : f_(f), bias_(0.0) {
@@ -96,30 +97,18 @@ public:
         return evaluate(std::span<const double>(x.begin(), x.size()));
     }
 
-    /// The weights, then the bias (micrograd's order).
-    std::vector<var> parameters() const {
-        std::vector<var> all;
-        all.reserve(parameter_count());
-        append_parameters(all);
-        return all;
-    }
-    std::size_t parameter_count() const { return weights_.size() + 1; }
-    /// Sets every parameter's gradient to zero.
-    void zero_grad() {
-        for (const var& w : weights_)
-            w.grad() = 0;
-        bias_.grad() = 0;
-    }
-
     std::span<const var> weights() const { return weights_; }
     const var& bias() const { return bias_; }
     activation nonlinearity() const { return f_; }
     std::size_t inputs() const { return weights_.size(); }
 
-    /// Appends the parameters to `out`; models use it to gather theirs without copies in between.
-    void append_parameters(std::vector<var>& out) const {
-        out.insert(out.end(), weights_.begin(), weights_.end());
-        out.push_back(bias_);
+public:
+    /// Calls fn on each parameter in order: the weights, then the bias (micrograd's order).
+    template <class Fn>
+    void for_each_parameter(Fn&& fn) const {
+        for (const var& w : weights_)
+            fn(w);
+        fn(bias_);
     }
 
 private:
@@ -141,7 +130,7 @@ private:
 ///
 ///     zg::nn::layer l(2, 16, zg::nn::activation::relu, 7);
 ///     std::vector<zg::var> h = l({1.0, 2.0}); // 16 values
-class layer {
+class layer : public detail::model_parameters<layer, var> {
 public:
     /// `outputs` neurons of `inputs` weights each, drawn neuron by neuron from `generator`.
     layer(std::size_t inputs, std::size_t outputs, activation f, rng& generator) {
@@ -164,31 +153,16 @@ public:
         return evaluate(std::span<const double>(x.begin(), x.size()));
     }
 
-    /// Each neuron's parameters in turn.
-    std::vector<var> parameters() const {
-        std::vector<var> all;
-        all.reserve(parameter_count());
-        append_parameters(all);
-        return all;
-    }
-    std::size_t parameter_count() const {
-        std::size_t count = 0;
-        for (const neuron& n : neurons_)
-            count += n.parameter_count();
-        return count;
-    }
-    void zero_grad() {
-        for (neuron& n : neurons_)
-            n.zero_grad();
-    }
-
     std::span<const neuron> neurons() const { return neurons_; }
     std::size_t inputs() const { return neurons_.empty() ? 0 : neurons_.front().inputs(); }
     std::size_t outputs() const { return neurons_.size(); }
 
-    void append_parameters(std::vector<var>& out) const {
+public:
+    /// Calls fn on each parameter in order: each neuron's parameters in turn.
+    template <class Fn>
+    void for_each_parameter(Fn&& fn) const {
         for (const neuron& n : neurons_)
-            n.append_parameters(out);
+            n.for_each_parameter(fn);
     }
 
 private:
@@ -216,7 +190,7 @@ private:
 /// `mlp` is `mlp_t<zg::var>`; `mlp_t<zg::tensor>` (zerograd/nn/linear.hpp) is the same network on
 /// tensors, a batch at a time.
 template <>
-class mlp_t<var> {
+class mlp_t<var> : public detail::model_parameters<mlp_t<var>, var> {
 public:
     /// A network taking `inputs` values through layers of `sizes` neurons each.
     mlp_t(std::size_t inputs, const std::vector<std::size_t>& sizes, activation hidden,
@@ -261,28 +235,17 @@ public:
     var scalar(std::span<const double> x) const { return only((*this)(x)); }
     var scalar(std::initializer_list<double> x) const { return only((*this)(x)); }
 
-    /// Every parameter, layer by layer, each neuron's weights then its bias.
-    std::vector<var> parameters() const {
-        std::vector<var> all;
-        all.reserve(parameter_count());
-        for (const layer& l : layers_)
-            l.append_parameters(all);
-        return all;
-    }
-    std::size_t parameter_count() const {
-        std::size_t count = 0;
-        for (const layer& l : layers_)
-            count += l.parameter_count();
-        return count;
-    }
-    void zero_grad() {
-        for (layer& l : layers_)
-            l.zero_grad();
-    }
-
     std::span<const layer> layers() const { return layers_; }
     std::size_t inputs() const { return layers_.front().inputs(); }
     std::size_t outputs() const { return layers_.back().outputs(); }
+
+public:
+    /// Calls fn on each parameter in order: layer by layer, each neuron's weights then its bias.
+    template <class Fn>
+    void for_each_parameter(Fn&& fn) const {
+        for (const layer& l : layers_)
+            l.for_each_parameter(fn);
+    }
 
 private:
     template <class X>

@@ -7,7 +7,7 @@
 #include <concepts>
 #include <cstddef>
 #include <span>
-#include <utility> // std::forward
+#include <utility> // std::forward, std::move
 #include <vector>
 
 namespace zg::nn {
@@ -55,14 +55,84 @@ concept trainable = requires(P& p) {
 
 namespace detail {
 
-/// How many doubles the parameters hold together: the size of an optimizer's state.
+/// Sets a parameter's gradient to zero (through a copy of its handle: handles share their numbers).
 template <trainable P>
-std::size_t element_count(std::vector<P>& parameters) {
-    std::size_t count = 0;
-    for (P& p : parameters)
-        count += parameter_traits<P>::values(p).size();
-    return count;
+void zero_gradient(P p) {
+    for (double& g : parameter_traits<P>::grads(p))
+        g = 0;
 }
+
+/// The parameters an optimizer updates: the list it was given, walked value by value.
+template <trainable P>
+class parameter_list {
+public:
+    explicit parameter_list(std::vector<P> parameters) : parameters_(std::move(parameters)) {}
+
+    /// How many doubles the parameters hold together: the size of an optimizer's state.
+    std::size_t element_count() {
+        std::size_t count = 0;
+        for (P& p : parameters_)
+            count += parameter_traits<P>::values(p).size();
+        return count;
+    }
+    /// Calls update(value, gradient, k) for every value of every parameter, k counting the
+    /// values from 0 in order (an optimizer's state for that value).
+    template <class Update>
+    void update_each(Update update) {
+        std::size_t k = 0;
+        for (P& p : parameters_) {
+            const std::span<double> values = parameter_traits<P>::values(p);
+            const std::span<double> grads = parameter_traits<P>::grads(p);
+            for (std::size_t i = 0; i < values.size(); ++i, ++k)
+                update(values[i], grads[i], k);
+        }
+    }
+    void zero_grad() {
+        for (const P& p : parameters_)
+            zero_gradient(p);
+    }
+    std::span<const P> get() const { return parameters_; }
+
+private:
+    std::vector<P> parameters_;
+};
+
+/// What a model derives its parameters(), parameter_count(), zero_grad() and
+/// append_parameters() from: its own for_each_parameter(fn), which calls fn on each parameter
+/// in order.
+template <class Model, class P>
+class model_parameters {
+public:
+    /// Every parameter, in the model's order.
+    std::vector<P> parameters() const {
+        std::vector<P> all;
+        all.reserve(count_handles());
+        append_parameters(all);
+        return all;
+    }
+    /// The number of parameter values (a tensor counts its elements), without allocating.
+    std::size_t parameter_count() const {
+        std::size_t count = 0;
+        model().for_each_parameter([&](P p) { count += parameter_traits<P>::values(p).size(); });
+        return count;
+    }
+    /// Sets every parameter's gradient to zero.
+    void zero_grad() const {
+        model().for_each_parameter([](const P& p) { zero_gradient(p); });
+    }
+    /// Appends the parameters to `out`; models use it to gather theirs without copies in between.
+    void append_parameters(std::vector<P>& out) const {
+        model().for_each_parameter([&](const P& p) { out.push_back(p); });
+    }
+
+private:
+    const Model& model() const { return static_cast<const Model&>(*this); }
+    std::size_t count_handles() const {
+        std::size_t count = 0;
+        model().for_each_parameter([&](const P&) { ++count; });
+        return count;
+    }
+};
 
 } // namespace detail
 

@@ -48,7 +48,7 @@ public:
     /// NaN, or for Nesterov without momentum or with dampening; step() checks them again.
     explicit sgd_t(std::vector<P> parameters, sgd_options options = {})
         : parameters_(std::move(parameters)), options_(options),
-          buffers_(detail::element_count(parameters_)) {
+          buffers_(parameters_.element_count()) {
         check(options_);
     }
     /// Default options but the learning rate, as `torch.optim.SGD(params, lr)`.
@@ -59,34 +59,24 @@ public:
     void step() {
         check(options_);
         const sgd_options o = options_;
-        std::size_t k = 0;
-        for (P& p : parameters_) {
-            const std::span<double> values = parameter_traits<P>::values(p);
-            const std::span<double> grads = parameter_traits<P>::grads(p);
-            for (std::size_t i = 0; i < values.size(); ++i, ++k) {
-                double g = grads[i];
-                if (o.weight_decay != 0) g = g + o.weight_decay * values[i];
-                if (o.momentum != 0) {
-                    double& b = buffers_[k];
-                    b = started_ ? b * o.momentum + (1 - o.dampening) * g : g;
-                    g = o.nesterov ? g + o.momentum * b : b;
-                }
-                values[i] = values[i] + -o.learning_rate * g;
+        parameters_.update_each([&](double& value, double g, std::size_t k) {
+            if (o.weight_decay != 0) g = g + o.weight_decay * value;
+            if (o.momentum != 0) {
+                double& b = buffers_[k];
+                b = started_ ? b * o.momentum + (1 - o.dampening) * g : g;
+                g = o.nesterov ? g + o.momentum * b : b;
             }
-        }
+            value = value + -o.learning_rate * g;
+        });
         if (o.momentum != 0) started_ = true;
     }
 
     /// Sets every parameter's gradient to zero.
-    void zero_grad() {
-        for (P& p : parameters_)
-            for (double& g : parameter_traits<P>::grads(p))
-                g = 0;
-    }
+    void zero_grad() { parameters_.zero_grad(); }
 
     sgd_options& options() { return options_; }
     const sgd_options& options() const { return options_; }
-    std::span<const P> parameters() const { return parameters_; }
+    std::span<const P> parameters() const { return parameters_.get(); }
 
 private:
     static void check(const sgd_options& o) {
@@ -103,7 +93,7 @@ private:
         }
     }
 
-    std::vector<P> parameters_;
+    detail::parameter_list<P> parameters_;
     sgd_options options_;
     std::vector<double> buffers_; // one momentum buffer per parameter value
     bool started_ = false;        // whether the buffers hold a first gradient

@@ -75,10 +75,6 @@ inline std::vector<double> gradient_of(const leaf_run& run) {
 template <class R>
 inline constexpr bool scalar_result = std::is_same_v<R, var> || std::is_arithmetic_v<R>;
 
-} // namespace detail
-
-namespace detail {
-
 /// value_and_grad, once its arguments are known to be good.
 template <class F, class... Args>
 auto value_and_grad_at(F& f, const Args&... args) {
@@ -86,19 +82,11 @@ auto value_and_grad_at(F& f, const Args&... args) {
     basic_tape<double>& tape = this_thread_tape<double>();
     const basic_scope<double> recording(tape);
 
-    auto leaves = [&] {
-        if constexpr (zg::detail::spread_array<Args...>) {
-            const auto& values = std::get<0>(std::tie(args...));
-            return [&]<std::size_t... I>(std::index_sequence<I...>) {
-                return std::tuple{detail::make_leaves(tape, values[I])...};
-            }
-            (std::make_index_sequence<std::tuple_size_v<gradient>>{});
-        } else {
-            return std::tuple{detail::make_leaves(tape, args)...};
-        }
-    }();
-    const auto y = std::apply(
-        [&](const auto&... each) { return std::invoke(f, detail::as_argument(each)...); }, leaves);
+    auto leaves = zg::detail::spread_arguments(
+        [&](const auto&... each) { return std::tuple{detail::make_leaves(tape, each)...}; },
+        args...);
+    const auto y = zg::detail::call_on_leaves(
+        f, leaves, [](const auto& each) -> decltype(auto) { return detail::as_argument(each); });
     using result = std::remove_cvref_t<decltype(y)>;
     static_assert(
         detail::scalar_result<result>,
@@ -116,11 +104,9 @@ auto value_and_grad_at(F& f, const Args&... args) {
         else
             return 0.0; // after the message above, nothing more to say
     }();
-    return std::apply(
-        [&](const auto&... each) {
-            return value_and_grad_result<gradient>{value, gradient{detail::gradient_of(each)...}};
-        },
-        leaves);
+    return value_and_grad_result<gradient>{
+        value, zg::detail::pack_gradient<Args...>(
+                   leaves, [](const auto& each) { return detail::gradient_of(each); })};
 }
 
 } // namespace detail
