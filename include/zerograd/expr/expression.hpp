@@ -7,6 +7,11 @@
 #include "zerograd/core/rules.hpp"
 #include "zerograd/core/scalar.hpp"
 
+#include <boost/hana/is_empty.hpp>
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/type.hpp>
+#include <boost/hana/unpack.hpp>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +19,8 @@
 #include <utility>
 
 namespace zg::expr {
+
+namespace hana = boost::hana;
 
 template <class T>
 class frame; // zerograd/expr/frame.hpp: the call's scratch memory
@@ -161,14 +168,24 @@ inline constexpr bool is_shared = false;
 template <class T>
 inline constexpr bool is_shared<shared_expr<T>> = true;
 
+/// A node's operands as a list of types: the one place that says which nodes have operands, and
+/// what every compile-time walk of a tree below (slots, what it is made of, the arguments it
+/// reaches) folds over. Ends (leaves, constants, shared uses, reductions) have none.
 template <class Node>
-inline constexpr bool is_operation = false;
+inline constexpr auto operands_of = hana::tuple_t<>;
 template <class Op, class A>
-inline constexpr bool is_operation<unary_expr<Op, A>> = true;
+inline constexpr auto operands_of<unary_expr<Op, A>> = hana::tuple_t<A>;
 template <class Op, class L, class R>
-inline constexpr bool is_operation<binary_expr<Op, L, R>> = true;
+inline constexpr auto operands_of<binary_expr<Op, L, R>> = hana::tuple_t<L, R>;
 template <class A, class B>
-inline constexpr bool is_operation<select_expr<A, B>> = true;
+inline constexpr auto operands_of<select_expr<A, B>> = hana::tuple_t<A, B>;
+
+template <class Node>
+inline constexpr bool is_operation = !hana::is_empty(operands_of<Node>);
+template <class Node>
+inline constexpr bool is_pick = false; // zg::select's node
+template <class A, class B>
+inline constexpr bool is_pick<select_expr<A, B>> = true;
 
 // ---- Values -------------------------------------------------------------------------------------
 // A tree's values live in an array: each operation takes one slot after its operands' slots
@@ -177,13 +194,9 @@ inline constexpr bool is_operation<select_expr<A, B>> = true;
 // (leaves, constants, shared uses, reductions) hold their value themselves.
 
 template <class Node>
-inline constexpr std::size_t slot_count = 0;
-template <class Op, class A>
-inline constexpr std::size_t slot_count<unary_expr<Op, A>> = slot_count<A> + 1;
-template <class Op, class L, class R>
-inline constexpr std::size_t slot_count<binary_expr<Op, L, R>> = slot_count<L> + slot_count<R> + 1;
-template <class A, class B>
-inline constexpr std::size_t slot_count<select_expr<A, B>> = slot_count<A> + slot_count<B> + 1;
+inline constexpr std::size_t slot_count = hana::unpack(operands_of<Node>, [](auto... operand) {
+    return (std::size_t{is_operation<Node>} + ... + slot_count<typename decltype(operand)::type>);
+});
 
 /// The values of a tree: an array of its slots (at least one element, so it is never empty).
 template <class Tree>
@@ -238,15 +251,16 @@ ZG_INLINE constexpr values_of<Tree> evaluated(const Tree& tree) {
 /// Whether a tree is operations over ends that End accepts (End<N>::value for each leaf,
 /// constant or other end), and over picks (zg::select) where Picks.
 template <template <class> class End, bool Picks, class Node>
-inline constexpr bool made_of = End<Node>::value;
-template <template <class> class End, bool Picks, class Op, class A>
-inline constexpr bool made_of<End, Picks, unary_expr<Op, A>> = made_of<End, Picks, A>;
-template <template <class> class End, bool Picks, class Op, class L, class R>
-inline constexpr bool made_of<End, Picks, binary_expr<Op, L, R>> =
-    made_of<End, Picks, L>&& made_of<End, Picks, R>;
-template <template <class> class End, bool Picks, class A, class B>
-inline constexpr bool made_of<End, Picks, select_expr<A, B>> =
-    Picks&& made_of<End, Picks, A>&& made_of<End, Picks, B>;
+inline constexpr bool made_of = [] {
+    if constexpr (!is_operation<Node>)
+        return End<Node>::value;
+    else if constexpr (is_pick<Node> && !Picks)
+        return false;
+    else
+        return hana::unpack(operands_of<Node>, [](auto... operand) {
+            return (made_of<End, Picks, typename decltype(operand)::type> && ...);
+        });
+}();
 
 // ---- Which arguments a tree reaches -------------------------------------------------------------
 
@@ -271,7 +285,11 @@ constexpr std::uint64_t argument_bit() {
 template <class Node>
 struct leaves_of_node {
     static constexpr leaf_set value = [] {
-        if constexpr (requires { Node::leaves; })
+        if constexpr (is_operation<Node>)
+            return hana::unpack(operands_of<Node>, [](auto... operand) {
+                return (leaf_set{} | ... | leaves_of_node<typename decltype(operand)::type>::value);
+            });
+        else if constexpr (requires { Node::leaves; })
             return Node::leaves; // vector nodes say themselves
         else
             return leaf_set{};
@@ -293,18 +311,6 @@ template <std::size_t I, class T>
 struct leaves_of_node<element_expr<I, T>> {
     static_assert(I < 64, "zg::grad: supports at most 64 vector arguments");
     static constexpr leaf_set value{0, argument_bit<I>()};
-};
-template <class Op, class A>
-struct leaves_of_node<unary_expr<Op, A>> {
-    static constexpr leaf_set value = leaves_of<A>;
-};
-template <class Op, class L, class R>
-struct leaves_of_node<binary_expr<Op, L, R>> {
-    static constexpr leaf_set value = leaves_of<L> | leaves_of<R>;
-};
-template <class A, class B>
-struct leaves_of_node<select_expr<A, B>> {
-    static constexpr leaf_set value = leaves_of<A> | leaves_of<B>;
 };
 } // namespace detail
 

@@ -23,8 +23,6 @@
 
 namespace zg::expr::detail {
 
-namespace hana = boost::hana;
-
 template <class Node>
 struct invariant_end : std::false_type {};
 template <std::size_t I, class T>
