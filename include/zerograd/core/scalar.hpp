@@ -72,7 +72,7 @@ constexpr double primal(const T& x) {
         return static_cast<double>(x);
 }
 
-template <class... In>
+template <class... In> // cold: checked builds' error path, kept off the operations' code
 [[noreturn, gnu::cold]] void throw_domain_error(std::string_view operation, double result,
                                                 const In&... inputs) {
     std::string message = "zg::domain_error: " + std::string(operation) + '(';

@@ -11,9 +11,9 @@
 
 namespace zg::detail {
 
-/// Makes the calling thread's T. Only this cold path touches a thread_local with a destructor:
-/// the pointer that this_thread_object reads is trivially destructible, so reading it needs no
-/// initialization guard.
+/// Makes the calling thread's T, out of line (once per thread). Only this cold path touches a
+/// thread_local with a destructor: the pointer that this_thread_object reads is trivially
+/// destructible, so reading it needs no initialization guard.
 template <class T>
 [[gnu::noinline]] T* make_thread_object() {
     static thread_local std::unique_ptr<T> owner;
@@ -24,7 +24,7 @@ template <class T>
 /// Gives the calling thread a T that outlives it: when the thread ends, T::retire() reclaims what
 /// the thread left on it (handles naming that report it) and the object waits for the next
 /// thread, which calls T::adopt(). A T is never destroyed, so no handle points to freed memory,
-/// and there are never more of them than threads alive at once.
+/// and there are never more of them than threads alive at once. Out of line: once per thread.
 template <class T>
 [[gnu::noinline]] T* adopt_thread_object() {
     struct pool_type {

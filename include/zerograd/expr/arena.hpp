@@ -1,6 +1,8 @@
 // zerograd/expr/arena.hpp: the call's scratch memory. Bump allocation in blocks that never move,
 // the first on the caller's stack, the others from a pool each thread keeps between calls: after
 // the first call, a call of the same size allocates nothing.
+// Allocation is ZG_INLINE (a bump of a pointer at every shared node); running out of a block is
+// noinline, rare and kept out of its way.
 #pragma once
 
 #include "zerograd/core/config.hpp"
@@ -89,6 +91,7 @@ private:
     static constexpr std::size_t alignment = 16;
     static constexpr std::size_t max_blocks = 64; // each new block is at least twice the last
 
+    // Out of line, both: only calls whose nodes outgrew the stack's block come here.
     [[gnu::noinline]] void give_back_blocks() {
         for (std::size_t i = callers_first_ ? 1 : 0; i < count_; ++i)
             zg::detail::this_thread_object<detail::block_pool>().give_back(blocks_[i]);

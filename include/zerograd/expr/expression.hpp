@@ -1,5 +1,6 @@
 // zerograd/expr/expression.hpp: the nodes of expression mode's type tree, the evaluation of a
 // tree's values, and `expression`, the object a user's lambda computes with.
+// Evaluation is ZG_INLINE, for the reason the sweep is (sweep.hpp): one function per tree.
 #ifndef ZG_EXPR_EXPRESSION_HPP // an include guard: test/core/core_only.cpp checks it
 #define ZG_EXPR_EXPRESSION_HPP
 

@@ -1,5 +1,6 @@
 // zerograd/expr/grad.hpp: zg::grad and zg::value_and_grad, which call the user's lambda on
 // expression leaves in a frame of their own and sweep the tree it returns.
+// The call and the sweep are ZG_INLINE into zg::grad, so that the whole gradient is one function.
 #pragma once
 
 #include "zerograd/core/arguments.hpp"

@@ -2,6 +2,8 @@
 // the element (a function of the scalar arguments alone, such as log(sigma), and the reciprocal
 // of a divisor such as sigma), evaluated for the first element only: the other elements take
 // their values, and their adjoints are summed over the elements and swept once.
+// Its functions are ZG_INLINE: they run inside the loop over the elements, which must stay one
+// function for its running sums to stay in registers.
 #pragma once
 
 #include "zerograd/core/config.hpp"

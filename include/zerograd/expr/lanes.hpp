@@ -2,7 +2,8 @@
 // tree whose scalar is a pair. The chain rule is the same template recursion; g++ and clang turn
 // each operation on a pair into one two-wide SSE2 instruction, which halves the instructions of
 // a sum's loop. (The lanes' sums are added at the end: an order of addition that differs from
-// one element at a time by rounding only.)
+// one element at a time by rounding only.) Pair operations are ZG_INLINE: each must become
+// its one instruction inside the loop.
 #pragma once
 
 #include "zerograd/core/config.hpp"
@@ -14,7 +15,7 @@
 
 namespace zg::expr {
 
-/// Two doubles operated on together.
+/// Two doubles operated on together: g++'s and clang's vector extension, one SSE2 register.
 struct double_pair {
     using lanes = double __attribute__((vector_size(2 * sizeof(double))));
     lanes v;

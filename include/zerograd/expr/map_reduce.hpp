@@ -1,6 +1,8 @@
 // zerograd/expr/map_reduce.hpp: zg::sum(range, fn) and zg::log_sum_exp(range, fn), a function
 // mapped over a vector, data or an index range and reduced: the sums over data of a
 // likelihood, the mixture's log-sum-exp over its components.
+// The element function's evaluation and sweep are ZG_INLINE into the loop (see sweep.hpp); the
+// loop is a function of its own (noinline), whose running sums g++ keeps in registers.
 #pragma once
 
 #include "zerograd/core/error.hpp"

@@ -1,5 +1,7 @@
 // zerograd/expr/operations.hpp: every elementary operation on expressions, from the shared
 // rules; named intermediates kept once; comparisons, zg::select and zg::let.
+// The operators are ZG_INLINE: each only builds a node of the caller's tree, and a call left
+// behind would keep the tree in memory instead of registers.
 #pragma once
 
 #include "zerograd/core/error.hpp"

@@ -1,5 +1,7 @@
 // zerograd/expr/reductions.hpp: reductions of vector expressions (sum, prod, dot, log_sum_exp,
 // mean, norm): scalar nodes whose sweep walks the elements again.
+// The sweeps are ZG_INLINE, as all of expression mode's sweep (see sweep.hpp); the loops that
+// build a value are noinline where g++ otherwise kept their running total in memory.
 #pragma once
 
 #include "zerograd/core/error.hpp"
@@ -72,7 +74,8 @@ accumulator<T>* begin_accumulating(frame<T>& f) {
     return ::new (f.template scratch<accumulator<T>>(1)) accumulator<T>(f, vectors);
 }
 
-/// The frame a reduction of v belongs to: v's, or the call in progress.
+/// The frame a reduction of v belongs to: v's, or the call in progress. (Cold and out of line:
+/// the error path.)
 [[noreturn, gnu::cold, gnu::noinline]] inline void throw_outside_a_call(std::string_view call) {
     throw error("zg::" + std::string(call) +
                 ": vector expressions are differentiated inside zg::grad or "
@@ -109,7 +112,8 @@ template <class V>
     return product;
 }
 
-/// log sum_k exp(v_k), its terms kept and their total (see reduction_rules::log_sum_exp_terms).
+/// log sum_k exp(v_k), its terms kept and their total (see reduction_rules::log_sum_exp_terms);
+/// apart, as sum_of_elements.
 template <class V>
 [[gnu::noinline]] typename V::value_type log_sum_exp_terms(const V& v,
                                                            typename V::value_type* terms,
@@ -256,6 +260,7 @@ struct summed_expr {
 
 namespace detail {
 /// The sum of v swept as it is built, into `into`, which then holds the partials (for adjoint 1).
+/// Apart, so that its running sums stay in registers (as sweep_as_built's).
 template <class V, class T>
 [[gnu::noinline]] T accumulated_sum(const V& v, accumulator<T>& into) {
     auto context = into.context();

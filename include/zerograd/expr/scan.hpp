@@ -1,5 +1,6 @@
 // zerograd/expr/scan.hpp: zg::scan, a recurrence over a vector in expression mode: the states
 // s_0 = first(v_0), s_t = step(s_{t-1}, v_t) as a vector expression, swept backwards in one pass.
+// The step's evaluation and sweep are ZG_INLINE into the loop over t, as map_reduce.hpp's are.
 #pragma once
 
 #include "zerograd/core/error.hpp"

@@ -1,6 +1,8 @@
 // zerograd/expr/vector.hpp: vector expressions: vector arguments, ranges of data, and
 // elementwise operations on them, evaluated element by element where a reduction or `v[i]`
 // asks; slices.
+// Element access is ZG_INLINE: a reduction's loop builds an element's tree each iteration, and
+// must not pay a call for it.
 #pragma once
 
 #include "zerograd/core/error.hpp"
@@ -97,6 +99,7 @@ constexpr void pass_operand(const Node& node, const T* totals, Sink& sink) {
         sink.shared(*node.node, totals[J]);
 }
 
+// Cold: an error path, kept off the elementwise loops.
 [[noreturn, gnu::cold]] inline void throw_size_mismatch(std::string_view operation,
                                                         std::size_t left, std::size_t right) {
     const std::string_view also = operation == "*" ? " (or zg::dot)" : "";
@@ -271,6 +274,7 @@ ZG_BINARY_FUNCTIONS(ZG_EXPR_RANGE_FUNCTION)
 
 namespace detail {
 
+// Cold and out of line: an error path inside element access, which is inlined everywhere.
 [[noreturn, gnu::cold, gnu::noinline]] inline void throw_no_element(std::size_t i,
                                                                     std::size_t size) {
     throw shape_error("zg::expr: element " + std::to_string(i) + " of a vector of size " +

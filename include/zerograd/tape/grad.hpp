@@ -22,7 +22,7 @@ namespace zg::tape {
 namespace detail {
 
 /// A range argument's leaves: variables naming consecutive nodes, written in one plain loop (a
-/// std::vector's push_back would check its capacity for each, a third of the cost).
+/// std::vector's push_back would check its capacity for each).
 class leaf_run {
     static_assert(std::is_trivially_destructible_v<var>);
 

@@ -55,6 +55,7 @@ reduction_scratch<T>& scratch() {
     return kept;
 }
 
+// Cold: error paths, kept off the reductions' code.
 [[noreturn, gnu::cold]] inline void throw_reduction_tapes(std::string_view operation) {
     throw error("zg::" + std::string(operation) + ": the variables are on different tapes");
 }

@@ -17,8 +17,8 @@
 
 namespace zg::detail {
 
-/// Whether matmul runs on Eigen's kernels: on 64x16 times 16x16 they took a third of the time
-/// of the loops below, and at 8x8x8 the two tie (see docs/tensors.md).
+/// Whether matmul runs on Eigen's kernels, which beat the loops below from small sizes up
+/// (docs/tensors.md gives the figures).
 inline constexpr bool tensor_uses_eigen = ZG_TENSOR_EIGEN != 0;
 
 #if ZG_TENSOR_EIGEN

@@ -168,6 +168,7 @@ private:
     static constexpr index_type chunk_bits = 6;
     static constexpr index_type chunk_mask = (index_type(1) << chunk_bits) - 1;
 
+    // Out of line: push() stays small enough to inline into every operation.
     [[gnu::noinline]] void grow() {
         if (capacity_ > std::numeric_limits<index_type>::max() - (chunk_mask + 1))
             throw error("zg::tensor: a tape holds at most 4294967232 tensors; use "

@@ -176,6 +176,7 @@ private:
     }
     detail::tensor_node& unchecked_node() const { return tape_->node(index_); }
 
+    // Cold: an error path, kept apart from the operations' code.
     [[noreturn, gnu::cold]] static void throw_other_thread(std::string_view operation) {
         throw error("zg::tensor: operation " + std::string(operation) +
                     " on a tensor of another thread's tape; each thread records on its own tape: "
