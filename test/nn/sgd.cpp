@@ -117,6 +117,9 @@ TEST_CASE("sgd on parameters whose data() and grad() are spans, as tensors' will
     const auto held = optimizer.parameters();
     CHECK(held[0].values == std::vector<double>{0.95, 2.05});
     CHECK(held[1].values == std::vector<double>{2.9});
+    optimizer.zero_grad(); // the held blocks' own gradients, which no handle shares
+    CHECK(optimizer.parameters()[0].gradients == std::vector<double>{0.0, 0.0});
+    CHECK(optimizer.parameters()[1].gradients == std::vector<double>{0.0});
     static_assert(zg::nn::trainable<block>);
     static_assert(zg::nn::trainable<zg::var>);
     static_assert(!zg::nn::trainable<double>);

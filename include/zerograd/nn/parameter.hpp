@@ -55,9 +55,9 @@ concept trainable = requires(P& p) {
 
 namespace detail {
 
-/// Sets a parameter's gradient to zero (through a copy of its handle: handles share their numbers).
+/// Sets a parameter's gradient to zero.
 template <trainable P>
-void zero_gradient(P p) {
+void zero_gradient(P& p) {
     for (double& g : parameter_traits<P>::grads(p))
         g = 0;
 }
@@ -88,7 +88,7 @@ public:
         }
     }
     void zero_grad() {
-        for (const P& p : parameters_)
+        for (P& p : parameters_)
             zero_gradient(p);
     }
     std::span<const P> get() const { return parameters_; }
@@ -118,7 +118,8 @@ public:
     }
     /// Sets every parameter's gradient to zero.
     void zero_grad() const {
-        model().for_each_parameter([](const P& p) { zero_gradient(p); });
+        // Through a copy of each handle: a model's zg::var and zg::tensor share their numbers.
+        model().for_each_parameter([](P p) { zero_gradient(p); });
     }
     /// Appends the parameters to `out`; models use it to gather theirs without copies in between.
     void append_parameters(std::vector<P>& out) const {
