@@ -87,8 +87,7 @@ namespace detail {
 
 /// Every argument a number, or a single std::array of them: the gradient is a std::array.
 template <class... Args>
-inline constexpr bool scalar_arguments = spread_array<Args...> ||
-                                         (sizeof...(Args) > 0 && (scalar_argument<Args> && ...));
+inline constexpr bool scalar_arguments = spread_array<Args...> || (scalar_argument<Args> && ...);
 
 /// The numbers of scalar arguments in the gradient's shape: a single std::array as it is,
 /// numbers converted to double.

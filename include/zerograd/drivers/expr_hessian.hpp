@@ -25,9 +25,10 @@ namespace zg::expr {
 template <class F, class... Args>
 constexpr auto hessian(F&& f, const Args&... args) {
     static_assert(sizeof...(Args) > 0, "zg::hessian: give f at least one argument");
-    static_assert(sizeof...(Args) == 0 || zg::detail::scalar_arguments<Args...>,
+    static_assert(zg::detail::scalar_arguments<Args...>,
                   "zg::hessian: every argument must be a number (or one std::array of doubles)");
-    if constexpr (zg::detail::scalar_arguments<Args...>) { // else nothing more to say
+    if constexpr (sizeof...(Args) > 0 &&
+                  zg::detail::scalar_arguments<Args...>) { // else nothing more to say
         const auto values = zg::detail::scalar_values(args...);
         constexpr std::size_t n = std::tuple_size_v<std::remove_cvref_t<decltype(values)>>;
         std::array<std::array<double, n>, n> result{};
