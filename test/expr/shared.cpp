@@ -71,7 +71,7 @@ TEST_CASE("an infinite adjoint into a repeated subtree passes 0 through a zero p
 TEST_CASE("dead uses of a shared subtree pass nothing through an overflowed partial inside it") {
     // f is 0 near each point (both square roots see relu's dead side), so its gradient is 0; a
     // partial inside S overflows (d(x / y)/dy at y = 1e-200, d(y e^x)/dx at x = 1000), and the
-    // zero adjoint gathered from the uses must not meet it as 0 times infinity (found by review).
+    // zero adjoint gathered from the uses must not meet it as 0 times infinity.
     const auto f = [](auto x, auto y) {
         const auto s = x / y;
         return sqrt(relu(-s)) + sqrt(relu(-s - 1.0));

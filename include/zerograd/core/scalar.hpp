@@ -36,6 +36,7 @@ constexpr bool is_zero(const T& x) {
 /// zero partial means the result does not depend on the operand (relu's dead side), a zero
 /// adjoint that nothing depends on the result, so an infinite partial next to either (sqrt at 0,
 /// log at 0) cannot turn a zero derivative into NaN, and every mode gives the same answer.
+/// Forced inline: it is every product of expression mode's strong sweeps (see ZG_INLINE).
 template <class T>
 ZG_INLINE constexpr T chain(const T& outer, const T& partial) {
     return is_zero(outer) || is_zero(partial) ? T(0) : outer * partial;

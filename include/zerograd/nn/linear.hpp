@@ -58,7 +58,6 @@ public:
     std::size_t inputs() const { return weight_.shape()[0]; }
     std::size_t outputs() const { return weight_.shape()[1]; }
 
-public:
     /// Calls fn on each parameter in order: W, then b.
     template <class Fn>
     void for_each_parameter(Fn&& fn) const {
@@ -125,7 +124,6 @@ public:
     std::size_t inputs() const { return layers_.front().inputs(); }
     std::size_t outputs() const { return layers_.back().outputs(); }
 
-public:
     /// Calls fn on each parameter in order: layer by layer, W then b.
     template <class Fn>
     void for_each_parameter(Fn&& fn) const {

@@ -102,7 +102,6 @@ public:
     activation nonlinearity() const { return f_; }
     std::size_t inputs() const { return weights_.size(); }
 
-public:
     /// Calls fn on each parameter in order: the weights, then the bias (micrograd's order).
     template <class Fn>
     void for_each_parameter(Fn&& fn) const {
@@ -157,7 +156,6 @@ public:
     std::size_t inputs() const { return neurons_.empty() ? 0 : neurons_.front().inputs(); }
     std::size_t outputs() const { return neurons_.size(); }
 
-public:
     /// Calls fn on each parameter in order: each neuron's parameters in turn.
     template <class Fn>
     void for_each_parameter(Fn&& fn) const {
@@ -239,7 +237,6 @@ public:
     std::size_t inputs() const { return layers_.front().inputs(); }
     std::size_t outputs() const { return layers_.back().outputs(); }
 
-public:
     /// Calls fn on each parameter in order: layer by layer, each neuron's weights then its bias.
     template <class Fn>
     void for_each_parameter(Fn&& fn) const {

@@ -20,8 +20,8 @@ namespace zg::tape::detail {
 ///   only). Chosen by run() when the floor is not 0, so the comparison stays out of the loop
 ///   of every other sweep.
 /// - Checked: a node swept holds an infinite or NaN partial, so an adjoint may be infinite too
-///   and must not pass through a zero partial. Chosen by run() from what the arena noted while
-///   recording; sweeps of finite programs never test their adjoints.
+///   and must not pass through a zero partial. Chosen by sweep() from what the arena noted
+///   while recording; sweeps of finite programs never test their adjoints.
 /// - Marking: the walk goes over nodes an earlier sweep reached, so it marks the blocks it
 ///   passes adjoints into (see below). Chosen by sweep_from() per stretch of nodes: a sweep
 ///   over nodes no sweep reached before marks nothing.
@@ -92,6 +92,7 @@ private:
         // in a register: storing it and loading it back one iteration later would put the
         // store-to-load latency on the sweep's critical path.
         const sweep_state state{operand_position(root + 1), T(0)};
+        // Checked: a node at or below the root noted an infinite or NaN partial.
         if (arena_.first_nonfinite_partial() <= root)
             sweep_from<Floored, true>(root, floor, swept, state);
         else

@@ -1,7 +1,7 @@
 // zerograd/tape/tape.hpp: basic_tape, which records a program's operations and runs the reverse
 // sweep over them; one per thread per scalar type. It joins three parts: the arrays the nodes
 // are recorded in (arena.hpp), the sweep (sweep.hpp) and the nodes' lifetimes (lifetimes.hpp).
-// The include guard (not #pragma once) lets the tests of the other folders prove they never
+// The include guard (not #pragma once) lets the tests of the other modes prove they never
 // include it.
 #ifndef ZG_TAPE_TAPE_HPP
 #define ZG_TAPE_TAPE_HPP

@@ -168,6 +168,7 @@ private:
         return tape;
     }
 
+    // The error paths, cold and out of line: every operation checks, and carries only a call.
     [[noreturn, gnu::cold, gnu::noinline]] static void throw_other_thread(std::string_view op) {
         tape_type::throw_other_thread("zg::tape: operation " + std::string(op) +
                                       " on a variable of");
