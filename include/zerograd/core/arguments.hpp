@@ -118,7 +118,7 @@ constexpr decltype(auto) spread_arguments(Body&& body, const Args&... args) {
 /// Calls f with view(leaf) for each leaf of a tuple (what f receives for it: the leaf, or a span
 /// over a range's leaves).
 template <class F, class Leaves, class View>
-decltype(auto) call_on_leaves(F& f, Leaves& leaves, View view) {
+decltype(auto) call_with_views(F& f, Leaves& leaves, View view) {
     return std::apply(
         [&](auto&... each) -> decltype(auto) { return std::invoke(f, view(each)...); }, leaves);
 }

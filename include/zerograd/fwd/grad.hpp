@@ -95,7 +95,7 @@ inline std::span<const dual> as_argument(const std::vector<dual>& leaves) { retu
 
 template <class F, class Leaves>
 auto call(F& f, Leaves& leaves) {
-    return zg::detail::call_on_leaves(
+    return zg::detail::call_with_views(
         f, leaves, [](const auto& each) -> decltype(auto) { return as_argument(each); });
 }
 

@@ -85,7 +85,7 @@ auto value_and_grad_at(F& f, const Args&... args) {
     auto leaves = zg::detail::spread_arguments(
         [&](const auto&... each) { return std::tuple{detail::make_leaves(tape, each)...}; },
         args...);
-    const auto y = zg::detail::call_on_leaves(
+    const auto y = zg::detail::call_with_views(
         f, leaves, [](const auto& each) -> decltype(auto) { return detail::as_argument(each); });
     using result = std::remove_cvref_t<decltype(y)>;
     static_assert(
