@@ -134,3 +134,30 @@ TEST_CASE("sums of arithmetic terms, two elements at a time: odd lengths, batche
         for (std::size_t i = 0; i < n; ++i) CHECK(laws::close(e_v[i], t_v[i], 1e-12));
     }
 }
+
+TEST_CASE("a log-sum-exp term of weight 0 passes nothing, even through an infinite partial") {
+    // A masked row: -1 / x at x = 0 is -inf and its partial by x is infinite (a division, whose
+    // partials are not marked unbounded); its weight in the log-sum-exp is 0, so d/dx is 0, as
+    // the tape gives, not 0 times infinity.
+    const auto pair = [](auto x, auto y) { return zg::log_sum_exp(-1.0 / x, y); };
+    const auto range = [](auto x, auto y) {
+        return zg::log_sum_exp(std::views::iota(0, 2),
+                               [&](int k) { return zg::select(k == 0, -1.0 / x, y); });
+    };
+    const auto nested = [](auto x, auto y) {
+        return zg::sum(std::views::iota(0, 3), [&](int) {
+            return zg::log_sum_exp(std::views::iota(0, 2),
+                                   [&](int k) { return zg::select(k == 0, -1.0 / x, y); });
+        });
+    };
+    const auto tape = zg::tape::grad(
+        [](zg::var x, zg::var y) { return zg::log_sum_exp(-1.0 / x, y); }, 0.0, 1.5);
+    CHECK(tape[0] == 0.0);
+    for (const auto& g : {zg::grad(pair, 0.0, 1.5), zg::grad(range, 0.0, 1.5)}) {
+        CHECK(g[0] == 0.0);
+        CHECK(g[1] == 1.0);
+    }
+    const auto g = zg::grad(nested, 0.0, 1.5);
+    CHECK(g[0] == 0.0);
+    CHECK(g[1] == 3.0);
+}

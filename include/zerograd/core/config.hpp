@@ -20,6 +20,16 @@
 #define ZG_INLINE_LAMBDA
 #endif
 
+/// A function of its own with everything it calls inlined into it at once: for the evaluation and
+/// the sweep of a large expression. Inlined into the caller with the rest of the call, such code
+/// left g++'s inliner to weigh each of its thousands of small calls (the rules' values and
+/// partials) in one huge function: 9.5 s of compile time at 1,000 nodes against 4.6 s apart.
+#if defined(__GNUC__) || defined(__clang__)
+#define ZG_APART [[gnu::noinline, gnu::flatten]]
+#else
+#define ZG_APART
+#endif
+
 /// Keeps a function out of g++'s interprocedural analysis. g++ 12.2 at -O1 and -O2 drew a wrong
 /// mod/ref summary of the call that evaluates f on forward mode's leaves: it took the stores that
 /// seed a leaf just before the call for dead and returned derivatives of stale seeds (seen where

@@ -64,6 +64,15 @@ constexpr bool is_finite(const T& x) {
                (std::uint64_t(0x7ff) << 53);
 }
 
+/// Whether any part of x is NaN.
+template <class T>
+constexpr bool has_nan(const T& x) {
+    if constexpr (carries_derivative<T>)
+        return has_nan(x.value) || has_nan(x.deriv);
+    else
+        return x != x;
+}
+
 /// The plain double inside any scalar: a dual's innermost value.
 template <class T>
 constexpr double primal(const T& x) {

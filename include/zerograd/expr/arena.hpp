@@ -73,8 +73,8 @@ public:
 
     /// `bytes` of memory aligned for any scalar type.
     ZG_INLINE void* allocate(std::size_t bytes) {
-        bytes = (bytes + alignment - 1) & ~(alignment - 1);
-        if (count_ == 0 || used_ + bytes > blocks_[current_].size) [[unlikely]]
+        bytes = (bytes + alignment - 1) & ~(alignment - 1); // (callers keep bytes below 2^63)
+        if (count_ == 0 || bytes > blocks_[current_].size - used_) [[unlikely]]
             move_to_a_block_with_room(bytes);
         void* p = blocks_[current_].data + used_;
         used_ += bytes;

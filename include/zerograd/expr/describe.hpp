@@ -68,13 +68,13 @@ std::size_t describe(const Node& node, const T* values, description& out) {
     return out.size() - 1;
 }
 
-template <std::size_t I, class T>
-void describe_end(const leaf_expr<I, T>&, described_node& d) {
+template <std::size_t I, class T, class F>
+void describe_end(const leaf_expr<I, T, F>&, described_node& d) {
     d.label = "x" + std::to_string(I);
     d.leaf = int(I);
 }
-template <class T>
-void describe_end(const argument_expr<T>& a, described_node& d) {
+template <class T, class F>
+void describe_end(const argument_expr<T, F>& a, described_node& d) {
     d.label = "x" + std::to_string(a.index);
     d.leaf = int(a.index);
 }
@@ -83,16 +83,16 @@ void describe_end(const constant_expr<T>& c, described_node& d) {
     d.label = detail::number(zg::detail::primal(c.value));
     d.constant = true;
 }
-template <std::size_t I, class T>
-void describe_end(const element_expr<I, T>& e, described_node& d) {
+template <std::size_t I, class T, class F>
+void describe_end(const element_expr<I, T, F>& e, described_node& d) {
     d.label = "x" + std::to_string(I) + "[" + std::to_string(e.index) + "]";
 }
-template <class T>
-void describe_end(const shared_expr<T>& s, described_node& d) {
+template <class T, class F>
+void describe_end(const shared_expr<T, F>& s, described_node& d) {
     d.shared = s.node;
 }
-template <class T>
-void describe_end(const state_expr<T>&, described_node& d) {
+template <class T, class F>
+void describe_end(const state_expr<T, F>&, described_node& d) {
     d.label = "state";
 }
 template <class Node>

@@ -38,19 +38,40 @@ struct shared_base;
 // Nothing in a tree refers to a temporary or to a local of the user's lambda: a subexpression
 // used several times lives in the call's frame (zerograd/expr/frame.hpp) and is held by pointer.
 
-/// Scalar argument I of the function being differentiated.
-template <std::size_t I, class T>
+/// Which call an expression belongs to is part of its type: the function F that zg::grad (or
+/// zg::value_and_grad, zg::jacobian, zg::hessian) differentiates names the call, its leaves carry
+/// it as `call`, and every node takes it from its operands (see call_of). So an expression that
+/// mixes the leaves of two calls (a lambda differentiated inside another using the outer call's
+/// leaves) is a compile-time error with the remedy, and a sweep never reaches another call's
+/// leaves: no sweep checks anything at run time. A frame keeps its call's identity, the address
+/// of a variable per F (id_of), for the reductions that find it at run time.
+using call_id = const void*;
+namespace detail {
+template <class F>
+inline constexpr char call_tag = 0;
+} // namespace detail
+template <class F>
+inline constexpr call_id id_of = &detail::call_tag<std::remove_cvref_t<F>>;
+
+/// The call of an expression of constants alone, and of two calls mixed.
+struct no_call {};
+struct mixed_calls {};
+
+/// Scalar argument I of the function F being differentiated.
+template <std::size_t I, class T, class F>
 struct leaf_expr {
     using value_type = T;
+    using call = F;
     T value;
 };
 
 /// Scalar argument `index`, for zg::jacobian: every argument has this one type, so that outputs
 /// of one shape over different arguments (x / r and y / r) have one type too (and make a
 /// std::array).
-template <class T>
+template <class T, class F>
 struct argument_expr {
     using value_type = T;
+    using call = F;
     T value;
     std::size_t index;
 };
@@ -63,9 +84,10 @@ struct constant_expr {
 };
 
 /// Element `index` of vector argument I: its adjoint goes to that element of I's gradient.
-template <std::size_t I, class T>
+template <std::size_t I, class T, class F>
 struct element_expr {
     using value_type = T;
+    using call = F;
     T value;
     std::size_t index;
 };
@@ -87,10 +109,11 @@ struct state_block {
     std::size_t length;
 };
 
-/// State `index` of a zg::scan.
-template <class T>
+/// State `index` of a zg::scan of the call F.
+template <class T, class F>
 struct state_expr {
     using value_type = T;
+    using call = F;
     T value;
     std::size_t index;
     const state_block<T>* block;
@@ -117,9 +140,10 @@ struct hoisted_expr {
 /// times, or zg::let): its value and adjoint live there, and it is swept once, after its uses.
 /// The node's tree is not part of the type, so a chain of intermediates each used twice stays
 /// a type of the size written.
-template <class T>
+template <class T, class F>
 struct shared_expr {
     using value_type = T;
+    using call = F;
     shared_base<T>* node;
 };
 
@@ -166,8 +190,8 @@ inline constexpr bool is_constant<constant_expr<T>> = true;
 
 template <class Node>
 inline constexpr bool is_shared = false;
-template <class T>
-inline constexpr bool is_shared<shared_expr<T>> = true;
+template <class T, class F>
+inline constexpr bool is_shared<shared_expr<T, F>> = true;
 
 /// A node's operands as a list of types: the one place that says which nodes have operands, and
 /// what every compile-time walk of a tree below (slots, what it is made of, the arguments it
@@ -183,6 +207,43 @@ inline constexpr auto operands_of<select_expr<A, B>> = hana::tuple_t<A, B>;
 
 template <class Node>
 inline constexpr bool is_operation = !hana::is_empty(operands_of<Node>);
+
+namespace detail {
+/// The call of two operands: either's where one has none, else one call or mixed_calls.
+template <class A, class B>
+using joined_call =
+    std::conditional_t<std::is_same_v<A, no_call>, B,
+                       std::conditional_t<std::is_same_v<B, no_call> || std::is_same_v<A, B>, A,
+                                          mixed_calls>>;
+template <class... Calls>
+struct join_calls {
+    using type = no_call;
+};
+template <class A, class... Rest>
+struct join_calls<A, Rest...> {
+    using type = joined_call<A, typename join_calls<Rest...>::type>;
+};
+template <class Node>
+struct call_of_node {
+    using type = no_call;
+};
+template <class Node>
+requires requires { typename Node::call; }
+struct call_of_node<Node> {
+    using type = typename Node::call;
+};
+template <class Node>
+requires(is_operation<Node>) struct call_of_node<Node> {
+    using type = typename decltype(hana::unpack(operands_of<Node>, [](auto... operand) {
+        return hana::type_c<
+            typename join_calls<typename call_of_node<typename decltype(operand)::type>::type...>::type>;
+    }))::type;
+};
+} // namespace detail
+
+/// The call a node belongs to (see call_id): its leaves', no_call for constants alone.
+template <class Node>
+using call_of = typename detail::call_of_node<Node>::type;
 template <class Node>
 inline constexpr bool is_pick = false; // zg::select's node
 template <class A, class B>
@@ -239,12 +300,27 @@ ZG_INLINE constexpr void evaluate(const Node& node, T* values) {
     }
 }
 
-/// The tree's values, evaluated.
+/// Trees of up to this many operations are evaluated and swept where they are used; larger ones
+/// in a function of their own (ZG_APART), where the call costs little beside the work.
+inline constexpr std::size_t inline_slots = 128;
+
 template <class Tree>
-ZG_INLINE constexpr values_of<Tree> evaluated(const Tree& tree) {
+ZG_APART constexpr values_of<Tree> evaluated_apart(const Tree& tree) {
     values_of<Tree> values{};
     evaluate(tree, values.data());
     return values;
+}
+
+/// The tree's values, evaluated.
+template <class Tree>
+ZG_INLINE constexpr values_of<Tree> evaluated(const Tree& tree) {
+    if constexpr (slot_count<Tree> > inline_slots) {
+        return evaluated_apart(tree);
+    } else {
+        values_of<Tree> values{};
+        evaluate(tree, values.data());
+        return values;
+    }
 }
 
 // ---- What a tree is made of --------------------------------------------------------------------
@@ -262,6 +338,22 @@ inline constexpr bool made_of = [] {
             return (made_of<End, Picks, typename decltype(operand)::type> && ...);
         });
 }();
+
+namespace detail {
+template <class Node>
+struct static_end : std::false_type {};
+template <std::size_t I, class T, class F>
+struct static_end<leaf_expr<I, T, F>> : std::true_type {};
+template <class T, class F>
+struct static_end<argument_expr<T, F>> : std::true_type {};
+template <class T>
+struct static_end<constant_expr<T>> : std::true_type {};
+} // namespace detail
+
+/// A tree of arguments, constants, operations and picks only: everything its sweep needs is in
+/// the tree, so its call keeps no frame.
+template <class Node>
+inline constexpr bool static_tree = made_of<detail::static_end, true, Node>;
 
 // ---- Which arguments a tree reaches -------------------------------------------------------------
 
@@ -304,12 +396,12 @@ template <class Node>
 inline constexpr leaf_set leaves_of = detail::leaves_of_node<Node>::value;
 
 namespace detail {
-template <std::size_t I, class T>
-struct leaves_of_node<leaf_expr<I, T>> {
+template <std::size_t I, class T, class F>
+struct leaves_of_node<leaf_expr<I, T, F>> {
     static constexpr leaf_set value{argument_bit<I>(), 0};
 };
-template <std::size_t I, class T>
-struct leaves_of_node<element_expr<I, T>> {
+template <std::size_t I, class T, class F>
+struct leaves_of_node<element_expr<I, T, F>> {
     static_assert(I < 64, "zg::grad: supports at most 64 vector arguments");
     static constexpr leaf_set value{0, argument_bit<I>()};
 };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "zerograd/core/config.hpp"
+#include "zerograd/core/error.hpp"
 #include "zerograd/core/scalar.hpp"
 #include "zerograd/core/thread_object.hpp"
 #include "zerograd/expr/arena.hpp"
@@ -14,10 +15,13 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <new>
 #include <span>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -119,10 +123,12 @@ class frame {
 public:
     /// A frame whose arenas start in `stack` (the caller's): a call whose nodes and records fit
     /// allocates nothing.
-    frame(std::span<argument_state<T>> arguments, std::span<std::byte> stack)
+    frame(std::span<argument_state<T>> arguments, std::span<std::byte> stack, call_id call)
         : arguments_(arguments), persistent_(stack.data(), stack.size() / 2),
-          scoped_(stack.data() + stack.size() / 2, stack.size() / 2) {}
-    constexpr explicit frame(std::span<argument_state<T>> arguments) : arguments_(arguments) {}
+          scoped_(stack.data() + stack.size() / 2, stack.size() / 2), call_(call) {}
+    /// A frame with no memory until something is kept in it.
+    constexpr frame(std::span<argument_state<T>> arguments, call_id call)
+        : arguments_(arguments), call_(call) {}
     frame(const frame&) = delete;
     frame& operator=(const frame&) = delete;
     constexpr ~frame() {
@@ -203,15 +209,20 @@ public:
         last = record;
     }
 
+    /// The call this frame belongs to (see call_id).
+    constexpr call_id call() const { return call_; }
+
     // -- depth: element functions being built --
 
     constexpr std::uint32_t depth() const { return depth_; }
 
     /// Entered while a reduction calls its element function: nodes built there belong to it.
     /// `immediate`: the reduction sweeps each element as it is built, into a record of its own.
+    /// An exception leaving the element function marks the frame abandoned (see abandoned()).
     struct element_scope {
         frame& owner;
         immediate_target* previous;
+        int exceptions = std::uncaught_exceptions();
         element_scope(frame& f, immediate_target* immediate) : owner(f), previous(f.immediate_) {
             ++owner.depth_;
             if (immediate != nullptr) owner.immediate_ = immediate;
@@ -221,8 +232,14 @@ public:
         ~element_scope() {
             --owner.depth_;
             owner.immediate_ = previous;
+            if (std::uncaught_exceptions() > exceptions) owner.abandoned_ = true;
         }
     };
+
+    /// Whether an exception left an element function (of zg::sum(range, fn), zg::log_sum_exp(range,
+    /// fn), zg::scan) during the call. The elements differentiated before it cannot be taken
+    /// back: if f caught it and returned, the call reports it (see check_not_abandoned).
+    bool abandoned() const { return abandoned_; }
 
     // -- the scoped arena and list --
 
@@ -247,7 +264,15 @@ public:
     template <class U>
     U* scratch(std::size_t n) {
         static_assert(std::is_trivially_destructible_v<U>);
-        return static_cast<U*>(scoped_allocate(n * sizeof(U)));
+        return static_cast<U*>(scoped_allocate(bytes_of<U>(n)));
+    }
+    /// n values of U, uninitialized, that last as long as nodes built now: to the end of the call
+    /// outside element functions, to the end of the element inside them.
+    template <class U>
+    U* scratch_lasting(std::size_t n) {
+        static_assert(std::is_trivially_destructible_v<U>);
+        return static_cast<U*>(depth_ == 0 ? persistent_.allocate(bytes_of<U>(n))
+                                           : scoped_allocate(bytes_of<U>(n)));
     }
     template <class U>
     U* zeroed(std::size_t n) {
@@ -258,7 +283,7 @@ public:
     /// Memory that lives to the end of the call whatever the depth.
     template <class U>
     U* lasting(std::size_t n) {
-        return static_cast<U*>(persistent_.allocate(n * sizeof(U)));
+        return static_cast<U*>(persistent_.allocate(bytes_of<U>(n)));
     }
 
     // -- the arguments' gradients --
@@ -303,17 +328,42 @@ public:
 
 private:
     void* scoped_allocate(std::size_t bytes) { return scoped_.allocate(bytes); }
+    /// The bytes of n values of U; more than memory holds (a range whose size wrapped around)
+    /// is std::bad_alloc, not a product that wraps around too.
+    template <class U>
+    static std::size_t bytes_of(std::size_t n) {
+        if (n > std::numeric_limits<std::size_t>::max() / (2 * sizeof(U))) throw std::bad_alloc();
+        return n * sizeof(U);
+    }
 
     template <class Tree>
     static constexpr void sweep_shared(shared_base<T>& base, sweep_context<T>& context);
 
     std::span<argument_state<T>> arguments_;
     arena persistent_, scoped_;
+    call_id call_;
     shared_base<T>* persistent_last_ = nullptr;
     shared_base<T>* scoped_last_ = nullptr;
     immediate_target* immediate_ = nullptr; // the innermost reduction swept as it is built
     std::uint32_t depth_ = 0, gatherings_ = 0;
+    bool abandoned_ = false;
 };
+
+// Cold and out of line: the error path of every call that keeps a frame.
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_abandoned(std::string_view call) {
+    throw error("zg::" + std::string(call) +
+                ": an exception from the element function of zg::sum(range, fn), "
+                "zg::log_sum_exp(range, fn) or zg::scan was caught inside f, which then "
+                "returned; the elements differentiated before it cannot be taken back. Let the "
+                "exception leave f, or use tape mode");
+}
+
+/// Throws where f caught an exception from an element function and returned (frame::abandoned).
+template <class T>
+ZG_INLINE void check_not_abandoned(const frame<T>& f, const char* call) {
+    if (f.abandoned()) [[unlikely]]
+        throw_abandoned(call);
+}
 
 /// What an empty map-reduce stands for (a sum over c < r at r = 0): a node of value 0, or -inf
 /// for a log-sum-exp, in no list, whose adjoint nothing reads (one per thread: uses add to it).

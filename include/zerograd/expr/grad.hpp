@@ -13,6 +13,7 @@
 #include "zerograd/expr/vector.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <cstddef>
 #include <functional>
@@ -46,11 +47,17 @@ private:
 
 /// The leaves for scalar arguments: leaf I holds the value of argument I, as a T.
 template <class T, class F, std::size_t... I>
-constexpr auto call_on_leaves(F& f, const std::array<T, sizeof...(I)>& values, frame<T>* owner,
-                              std::index_sequence<I...>) {
+ZG_INLINE constexpr auto call_on_leaves(F& f, const std::array<T, sizeof...(I)>& values,
+                                        frame<T>* owner, std::index_sequence<I...>) {
     return f_returns_one_type_so_branch_with_zg_select_or_use_tape_mode(
-        f, expression<leaf_expr<I, T>>{{values[I]}, owner}...);
+        f, expression<leaf_expr<I, T, std::remove_cvref_t<F>>>{{values[I]}, owner}...);
 }
+
+/// The type f returns on N scalar leaves of T.
+template <class T, std::size_t N, class F>
+using scalar_result_of = std::remove_cvref_t<decltype(call_on_leaves(
+    std::declval<F&>(), std::declval<const std::array<T, N>&>(), std::declval<frame<T>*>(),
+    std::make_index_sequence<N>{}))>;
 
 template <class R>
 concept vector_result = Expression<R> && vector_node<tree_of<R>>;
@@ -59,16 +66,42 @@ concept vector_result = Expression<R> && vector_node<tree_of<R>>;
 template <class R>
 concept scalar_result = std::is_arithmetic_v<R> ||(Expression<R> && !vector_result<R>);
 
-/// Which call a sweep of scalar leaves serves, for its compile-time messages.
-enum class scalar_call { grad, hessian };
+/// The message for a result R of f that holds another call's leaves alone (see call_id).
+template <class F, class R>
+constexpr void check_call() {
+    if constexpr (Expression<R>) {
+        using call = call_of<tree_of<R>>;
+        static_assert(std::is_same_v<call, std::remove_cvref_t<F>> ||
+                          std::is_same_v<call, no_call> || std::is_same_v<call, mixed_calls>,
+                      "zg::grad: f returned an expression of another call's leaves alone: a "
+                      "lambda differentiated inside another uses the outer call's leaves. Inside "
+                      "the inner call they are constants: use their values, x.value()");
+    }
+}
+
+/// Whether a call whose f returns R needs no frame: R is a number or a tree of arguments,
+/// constants and operations (static_tree). Named intermediates and reductions f builds on the
+/// way are then not part of the result: their values are read (a comparison), never swept, so
+/// without a frame they keep their values only.
+template <class R>
+inline constexpr bool frameless = [] {
+    if constexpr (Expression<R>)
+        return static_tree<tree_of<R>>;
+    else
+        return std::is_arithmetic_v<R>;
+}();
+
+/// Which call a sweep of scalar leaves serves: for its compile-time messages, and whether it
+/// wants the value (zg::grad and zg::hessian do not).
+enum class scalar_call { value_and_grad, grad, hessian };
 
 /// The messages for a result R of f that is not one scalar, naming the call.
 template <scalar_call Call, class R>
 constexpr void check_result() {
-    static_assert(Call != scalar_call::grad || !vector_result<R>,
+    static_assert(Call == scalar_call::hessian || !vector_result<R>,
                   "zg::grad / zg::value_and_grad: f returned a vector; reduce it to one "
                   "scalar, for instance with zg::sum");
-    static_assert(Call != scalar_call::grad || scalar_result<R> || vector_result<R>,
+    static_assert(Call == scalar_call::hessian || scalar_result<R> || vector_result<R>,
                   "zg::grad / zg::value_and_grad: f must return one scalar expression; a vector "
                   "needs a reduction such as zg::sum, and several outputs need zg::jacobian");
     static_assert(Call != scalar_call::hessian || scalar_result<R>,
@@ -78,10 +111,10 @@ constexpr void check_result() {
 
 /// The sweep of a tree whose value is infinite or NaN, with strong zeros throughout: out of line
 /// and cold, so that the gradient's own function holds one copy of the sweep.
-template <class Tree, class T>
+template <class Tree, class T, class Sink>
 [[gnu::cold, gnu::noinline]] constexpr void sweep_strongly(const Tree& tree, const T* values,
-                                                           sweep_context<T>& context) {
-    backward<true>(tree, values, T(1), context);
+                                                           Sink& sink) {
+    sweep_tree<true>(tree, values, T(1), sink);
 }
 
 /// The value of f's result y and the sweep of its tree (adjoint 1) and of the shared nodes the
@@ -93,7 +126,7 @@ ZG_INLINE constexpr T value_and_sweep(const R& y, frame<T>& call, sweep_context<
     if constexpr (Expression<R>) {
         const auto values = evaluated(y.tree);
         if (zg::detail::is_finite(value_at(y.tree, values.data()))) [[likely]]
-            backward(y.tree, values.data(), T(1), context);
+            sweep_tree(y.tree, values.data(), T(1), context);
         else
             sweep_strongly(y.tree, values.data(), context);
         sweep_list(call.persistent_last(), static_cast<shared_base<T>*>(nullptr), context);
@@ -114,14 +147,93 @@ template <scalar_call Call, class T, std::size_t N, class F>
 ZG_INLINE constexpr scalar_sweep<T, N> sweep_in(frame<T>& call, F& f,
                                                 const std::array<T, N>& values) {
     const auto y = call_on_leaves(f, values, &call, std::make_index_sequence<N>{});
-    using result = std::remove_cvref_t<decltype(y)>;
-    check_result<Call, result>();
+    if (!std::is_constant_evaluated())
+        check_not_abandoned(call, Call == scalar_call::hessian ? "hessian" : "grad");
     scalar_sweep<T, N> out{};
-    if constexpr (scalar_result<result>) { // else nothing more to say after the message above
-        sweep_context<T> context{out.grad.data()};
-        out.value = value_and_sweep(y, call, context);
-    }
+    sweep_context<T> context{out.grad.data()};
+    out.value = value_and_sweep(y, call, context);
     return out;
+}
+
+/// The gradient of f by a sweep with strong zeros throughout, f called again: out of line and
+/// cold, so that the common path keeps the tree in registers.
+template <class T, std::size_t N, class F>
+[[gnu::cold, gnu::noinline]] constexpr std::array<T, N>
+gradient_with_strong_zeros(F& f, const std::array<T, N> values) {
+    frame<T> call{std::span<argument_state<T>>{}, id_of<F>};
+    const auto y = call_on_leaves(f, values, &call, std::make_index_sequence<N>{});
+    std::array<T, N> grad{};
+    sweep_context<T> context{grad.data()};
+    const auto slots = evaluated(y.tree);
+    sweep_tree<true>(y.tree, slots.data(), T(1), context);
+    return grad;
+}
+
+/// Whether a gradient holds a NaN (in any part of a dual number): for doubles, two at a time, as
+/// one comparison tells whether either of two numbers is NaN.
+template <class T, std::size_t N>
+ZG_INLINE constexpr bool any_nan(const std::array<T, N>& gradient) {
+    bool nan = false;
+    if (std::is_constant_evaluated()) {
+        for (const T& g : gradient)
+            nan |= zg::detail::has_nan(g);
+    } else if constexpr (std::is_same_v<T, double>) {
+        for (std::size_t i = 0; i < N; i += 2)
+            nan |= std::isunordered(gradient[i], gradient[i + 1 < N ? i + 1 : i]);
+    } else {
+        for (const T& g : gradient)
+            nan |= zg::detail::has_nan(g);
+    }
+    return nan;
+}
+
+/// The scalar arguments that every sweep of a tree of operations reaches: all of its leaves but
+/// those that only one side of a zg::select holds.
+template <class Node>
+inline constexpr std::uint64_t sure_leaves = [] {
+    if constexpr (is_pick<Node>)
+        return sure_leaves<decltype(Node::a)> & sure_leaves<decltype(Node::b)>;
+    else if constexpr (is_operation<Node>)
+        return hana::unpack(operands_of<Node>, [](auto... operand) {
+            return (std::uint64_t{0} | ... | sure_leaves<typename decltype(operand)::type>);
+        });
+    else
+        return leaves_of<Node>.scalars;
+}();
+
+/// A call whose result needs no frame (see frameless): what a hand-written adjoint computes and
+/// nothing else. Its frame object holds what f builds on the way and does not return (a named
+/// intermediate it compares, say): it has no memory of its own until then, is not this thread's
+/// current frame (a map-reduce over an index range with no expression to find it from computes
+/// its value alone), and where f is inlined and keeps nothing, the compiler removes it.
+///
+/// Zeros are strong where a NaN would come out otherwise. A plain product differs from a strong
+/// one only by a NaN (0 times an infinity), and a NaN adjoint reaches a leaf (adjoints only add
+/// and multiply), so a plain sweep with no NaN in its gradient is right; one with a NaN is done
+/// again with strong zeros, f called a second time.
+///
+/// The adjoints of the leaves every sweep reaches start at -0.0, which the first addition then
+/// drops, as a hand-written adjoint assigns its first term (such a gradient that is exactly
+/// zero may come out as -0.0, as it does by hand).
+template <scalar_call Call, class T, std::size_t N, class F>
+ZG_INLINE constexpr scalar_sweep<T, N> sweep_frameless(F& f, const std::array<T, N>& values) {
+    frame<T> call{std::span<argument_state<T>>{}, id_of<F>};
+    const auto y = call_on_leaves(f, values, &call, std::make_index_sequence<N>{});
+    if constexpr (Expression<decltype(y)>) {
+        using tree = tree_of<decltype(y)>;
+        std::array<T, N> grad{};
+        for (std::size_t i = 0; i < N && i < 64; ++i)
+            if (sure_leaves<tree> >> i & 1) grad[i] = -T(0);
+        sweep_context<T> context{grad.data()};
+        const auto slots = evaluated(y.tree);
+        sweep_tree(y.tree, slots.data(), T(1), context);
+        const T value = value_at(y.tree, slots.data());
+        if (any_nan(grad)) [[unlikely]]
+            return {value, gradient_with_strong_zeros(f, values)};
+        return {value, grad};
+    } else {
+        return {T(y), {}};
+    }
 }
 
 /// sweep_scalars at run time: the frame starts on this stack, and verbs without an expression to
@@ -130,30 +242,41 @@ template <scalar_call Call, class T, std::size_t N, class F>
 scalar_sweep<T, N> sweep_scalars_on_stack(F& f, const std::array<T, N>& values) {
     std::array<argument_state<T>, N> arguments{};
     alignas(16) std::byte stack[stack_frame_bytes];
-    frame<T> call(arguments, stack);
+    frame<T> call(arguments, stack, id_of<F>);
     const frame_scope<T> scope(call);
     return sweep_in<Call>(call, f, values);
 }
 
 /// f's value at `values` and the adjoints of its N scalar leaves, for any scalar type T: one
-/// evaluation and one sweep.
+/// evaluation and one sweep. The type f returns says whether the call needs a frame.
 template <scalar_call Call, class T, std::size_t N, class F>
-constexpr scalar_sweep<T, N> sweep_scalars(F& f, const std::array<T, N>& values) {
-    if (std::is_constant_evaluated()) {
-        std::array<argument_state<T>, N> arguments{};
-        frame<T> call(arguments);
-        return sweep_in<Call>(call, f, values);
+ZG_INLINE constexpr scalar_sweep<T, N> sweep_scalars(F& f, const std::array<T, N>& values) {
+    using result = scalar_result_of<T, N, F>;
+    check_result<Call, result>();
+    check_call<F, result>();
+    if constexpr (!scalar_result<result>) {
+        return {}; // nothing more to say after the message above
+    } else if constexpr (frameless<result>) {
+        return sweep_frameless<Call>(f, values);
+    } else {
+        if (std::is_constant_evaluated()) {
+            std::array<argument_state<T>, N> arguments{};
+            frame<T> call(arguments, id_of<F>);
+            return sweep_in<Call>(call, f, values);
+        }
+        return sweep_scalars_on_stack<Call>(f, values);
     }
-    return sweep_scalars_on_stack<Call>(f, values);
 }
 
-/// Argument I as a leaf: a scalar leaf for a number, a vector leaf for a range.
-template <std::size_t I, class A>
+/// Argument I of f as a leaf of the call `owner`: a scalar leaf for a number, a vector leaf for a
+/// range.
+template <class F, std::size_t I, class A>
 auto leaf_for(const A& a, frame<double>* owner) {
     if constexpr (zg::detail::scalar_argument<A>)
-        return expression<leaf_expr<I, double>>{{static_cast<double>(a)}, owner};
+        return expression<leaf_expr<I, double, std::remove_cvref_t<F>>>{{static_cast<double>(a)},
+                                                                          owner};
     else
-        return expression<vector_leaf_expr<I, double>>{
+        return expression<vector_leaf_expr<I, double, std::remove_cvref_t<F>>>{
             {std::span<const double>(std::ranges::data(a), std::ranges::size(a))}, owner};
 }
 
@@ -204,15 +327,17 @@ auto sweep_mixed(F& f, const Args&... args) {
     }
     (std::index_sequence_for<Args...>{});
     alignas(16) std::byte stack[stack_frame_bytes];
-    frame<double> call(arguments, stack);
+    frame<double> call(arguments, stack, id_of<F>);
     const frame_scope<double> scope(call);
     const auto y = [&]<std::size_t... I>(std::index_sequence<I...>) {
         return f_returns_one_type_so_branch_with_zg_select_or_use_tape_mode(
-            f, leaf_for<I>(args, &call)...);
+            f, leaf_for<F, I>(args, &call)...);
     }
     (std::index_sequence_for<Args...>{});
     using result = std::remove_cvref_t<decltype(y)>;
-    check_result<scalar_call::grad, result>();
+    check_result<scalar_call::value_and_grad, result>();
+    check_call<F, result>();
+    check_not_abandoned(call, "grad");
     // The result's tree writes into the gradients of the vectors it reads directly (v[i]).
     if constexpr (Expression<result>) call.touch(leaves_of<tree_of<result>>.vectors);
     // Where the sweep writes: a claimed gradient that others write into too is written into
@@ -224,7 +349,7 @@ auto sweep_mixed(F& f, const Args&... args) {
         if (a.claimed && a.shared) a.deferred = call.template zeroed<double>(a.length);
         vectors[i] = a.claimed ? a.deferred : a.gradient;
     }
-    sweep_context<double> context{scalars.data(), vectors.data()};
+    sweep_context<double> context{scalars.data(), vectors.data(), nullptr};
     double value = 0;
     if constexpr (scalar_result<result>) value = value_and_sweep(y, call, context);
     finish_claims(arguments);
@@ -252,7 +377,7 @@ auto sweep_mixed(F& f, const Args&... args) {
 ///     auto [v, g] = zg::value_and_grad([](auto x, auto y) { return x * y + sin(x); }, 2.0, 3.0);
 ///     // v == 6 + sin(2), g == {3 + cos(2), 2}
 template <class F, class... Args>
-constexpr auto value_and_grad(F&& f, const Args&... args) {
+ZG_INLINE constexpr auto value_and_grad(F&& f, const Args&... args) {
     static_assert(sizeof...(Args) > 0, "zg::value_and_grad: give f at least one argument");
     static_assert((zg::detail::gradient_argument<Args> && ...),
                   "zg::value_and_grad: every argument must be a number, or a std::array, "
@@ -261,7 +386,8 @@ constexpr auto value_and_grad(F&& f, const Args&... args) {
         return;
     } else if constexpr (zg::detail::scalar_arguments<Args...>) {
         const auto [value, gradient] =
-            detail::sweep_scalars<detail::scalar_call::grad>(f, zg::detail::scalar_values(args...));
+            detail::sweep_scalars<detail::scalar_call::value_and_grad>(
+                f, zg::detail::scalar_values(args...));
         return value_and_grad_result<gradient_t<Args...>>{value, gradient};
     } else {
         return detail::sweep_mixed(f, args...);
@@ -273,28 +399,34 @@ constexpr auto value_and_grad(F&& f, const Args&... args) {
 ///     std::array<double, 2> g = zg::grad([](auto x, auto y) { return x * y; }, 2.0, 3.0);
 ///     // g == {3, 2}
 template <class F, class... Args>
-constexpr auto grad(F&& f, const Args&... args) {
+ZG_INLINE constexpr auto grad(F&& f, const Args&... args) {
     static_assert(sizeof...(Args) > 0, "zg::grad: give f at least one argument");
     static_assert((zg::detail::gradient_argument<Args> && ...),
                   "zg::grad: every argument must be a number, or a std::array, std::vector or "
                   "std::span of doubles");
-    if constexpr (zg::detail::gradient_arguments<Args...>)
-        return expr::value_and_grad(std::forward<F>(f), args...).grad;
+    if constexpr (!zg::detail::gradient_arguments<Args...>)
+        return;
+    else if constexpr (zg::detail::scalar_arguments<Args...>)
+        return gradient_t<Args...>(detail::sweep_scalars<detail::scalar_call::grad>(
+                                       f, zg::detail::scalar_values(args...))
+                                       .grad);
+    else
+        return detail::sweep_mixed(f, args...).grad;
 }
 
 namespace detail {
-/// The frame a built expression keeps, with its arguments' bookkeeping.
-template <std::size_t N>
+/// The frame a built expression of F keeps, with its arguments' bookkeeping.
+template <class F, std::size_t N>
 struct built_frame {
     std::array<argument_state<double>, N> arguments{};
-    frame<double> call{arguments};
+    frame<double> call{arguments, id_of<F>};
 };
 } // namespace detail
 
 /// An expression f built on leaves, kept with the frame it was built in (its shared nodes).
-template <class E, std::size_t N>
+template <class E, class F, std::size_t N>
 struct built_expression {
-    std::unique_ptr<detail::built_frame<N>> owner;
+    std::unique_ptr<detail::built_frame<F, N>> owner;
     E expression;
 
     /// The forward value.
@@ -310,17 +442,19 @@ struct built_expression {
 /// (zg::expr::to_text) or sweeping it by hand (zg::expr::sweep).
 template <class F, class... Args>
 requires(zg::detail::scalar_argument<Args>&&...) auto build(F&& f, const Args&... args) {
+    using function = std::remove_cvref_t<F>;
     constexpr std::size_t N = sizeof...(Args);
-    auto owner = std::make_unique<detail::built_frame<N>>();
+    auto owner = std::make_unique<detail::built_frame<function, N>>();
     const std::array<double, N> values{static_cast<double>(args)...};
+    const detail::frame_scope<double> scope(owner->call);
     auto e = detail::call_on_leaves(f, values, &owner->call, std::make_index_sequence<N>{});
-    return built_expression<decltype(e), N>{std::move(owner), std::move(e)};
+    return built_expression<decltype(e), function, N>{std::move(owner), std::move(e)};
 }
 
 /// The reverse sweep of a built expression: gradient[I] receives leaf I's adjoint (added). It
 /// may be swept again.
-template <class E, std::size_t N>
-void sweep(const built_expression<E, N>& e, std::array<double, N>& gradient) {
+template <class E, class F, std::size_t N>
+void sweep(const built_expression<E, F, N>& e, std::array<double, N>& gradient) {
     std::array<double, N> adjoints{};
     sweep_context<double> context{adjoints.data()};
     detail::value_and_sweep(e.expression, e.owner->call, context);

@@ -27,10 +27,10 @@ namespace zg::expr::detail {
 
 template <class Node>
 struct invariant_end : std::false_type {};
-template <std::size_t I, class T>
-struct invariant_end<leaf_expr<I, T>> : std::true_type {};
-template <class T>
-struct invariant_end<argument_expr<T>> : std::true_type {};
+template <std::size_t I, class T, class F>
+struct invariant_end<leaf_expr<I, T, F>> : std::true_type {};
+template <class T, class F>
+struct invariant_end<argument_expr<T, F>> : std::true_type {};
 /// A tree of scalar arguments and operations only: the same for every element. (No pick: its
 /// condition may be the element's.)
 template <class Node>

@@ -62,18 +62,23 @@ auto jacobian(F&& f, const Args&... args) {
     constexpr std::size_t N = std::tuple_size_v<std::remove_cvref_t<decltype(values)>>;
     std::array<argument_state<double>, N> arguments{};
     alignas(16) std::byte stack[detail::stack_frame_bytes];
-    frame<double> call(arguments, stack);
+    frame<double> call(arguments, stack, id_of<F>);
     const detail::frame_scope<double> scope(call);
     const auto rows = [&]<std::size_t... I>(std::index_sequence<I...>) {
         return f_returns_one_type_so_branch_with_zg_select_or_use_tape_mode(
-            f, expression<argument_expr<double>>{{values[I], I}, &call}...);
+            f, expression<argument_expr<double, std::remove_cvref_t<F>>>{{values[I], I}, &call}...);
     }
     (std::make_index_sequence<N>{});
     using result = std::remove_cvref_t<decltype(rows)>;
+    check_not_abandoned(call, "jacobian");
     static_assert(detail::rows_result<result>,
                   "zg::jacobian: f must return a std::array (or std::tuple) of scalar "
                   "expressions, one per output; for one output use zg::grad");
-    if constexpr (detail::rows_result<result>) return detail::sweep_rows<N>(rows, call);
+    if constexpr (detail::rows_result<result>) {
+        std::apply([](const auto&... row) { (detail::check_call<F, std::remove_cvref_t<decltype(row)>>(), ...); },
+                   rows);
+        return detail::sweep_rows<N>(rows, call);
+    }
 }
 
 } // namespace zg::expr

@@ -48,16 +48,18 @@ struct double_pair {
     ZG_INLINE friend double_pair operator-(double_pair a) { return double_pair(-a.v); }
 };
 
-/// Element `index` of vector argument I in one lane, `second` in the other.
-template <std::size_t I>
+/// Element `index` of vector argument I of F in one lane, `second` in the other.
+template <std::size_t I, class F>
 struct paired_element_expr {
     using value_type = double_pair;
+    using call = F;
     double_pair value;
     std::size_t index, second;
 };
 
-template <std::size_t I, class Sink>
-ZG_INLINE void visit_end(const paired_element_expr<I>& e, const double_pair& adjoint, Sink& sink) {
+template <std::size_t I, class F, class Sink>
+ZG_INLINE void visit_end(const paired_element_expr<I, F>& e, const double_pair& adjoint,
+                         Sink& sink) {
     auto& context = sink.context();
     context.template element<I>(e.index, adjoint.lane(0));
     context.template element<I>(e.second, adjoint.lane(1));
@@ -74,14 +76,14 @@ inline constexpr bool paired_op =
 /// Whether every node of a tree of doubles has a form on pairs.
 template <class Node>
 inline constexpr bool pair_ok = false;
-template <std::size_t I>
-inline constexpr bool pair_ok<leaf_expr<I, double>> = true;
+template <std::size_t I, class F>
+inline constexpr bool pair_ok<leaf_expr<I, double, F>> = true;
 template <>
 inline constexpr bool pair_ok<constant_expr<double>> = true;
 template <std::size_t J>
 inline constexpr bool pair_ok<hoisted_expr<J, double>> = true;
-template <std::size_t I>
-inline constexpr bool pair_ok<element_expr<I, double>> = true;
+template <std::size_t I, class F>
+inline constexpr bool pair_ok<element_expr<I, double, F>> = true;
 template <class Op, class A>
 inline constexpr bool pair_ok<unary_expr<Op, A>> = paired_op<Op>&& pair_ok<A>;
 template <class Op, class L, class R>
@@ -91,10 +93,10 @@ inline constexpr bool pair_ok<binary_expr<Op, L, R>> = paired_op<Op>&& pair_ok<L
 /// b in lane 1 (a and b of one type, two elements' trees).
 template <class Node>
 struct paired;
-template <std::size_t I>
-struct paired<leaf_expr<I, double>> {
-    using type = leaf_expr<I, double_pair>;
-    ZG_INLINE static type zip(const leaf_expr<I, double>& a, const leaf_expr<I, double>&) {
+template <std::size_t I, class F>
+struct paired<leaf_expr<I, double, F>> {
+    using type = leaf_expr<I, double_pair, F>;
+    ZG_INLINE static type zip(const leaf_expr<I, double, F>& a, const leaf_expr<I, double, F>&) {
         return {double_pair(a.value)};
     }
 };
@@ -112,10 +114,11 @@ struct paired<hoisted_expr<J, double>> {
         return {double_pair(a.value)};
     }
 };
-template <std::size_t I>
-struct paired<element_expr<I, double>> {
-    using type = paired_element_expr<I>;
-    ZG_INLINE static type zip(const element_expr<I, double>& a, const element_expr<I, double>& b) {
+template <std::size_t I, class F>
+struct paired<element_expr<I, double, F>> {
+    using type = paired_element_expr<I, F>;
+    ZG_INLINE static type zip(const element_expr<I, double, F>& a,
+                              const element_expr<I, double, F>& b) {
         return {double_pair(a.value, b.value), a.index, b.index};
     }
 };

@@ -38,11 +38,16 @@ struct log_sum_exp_of_terms : shared_base<T> {
     template <bool Strong>
     void sweep_with(const T& incoming, sweep_context<T>& context) const {
         const T scale = incoming / total;
+        // A term of weight 0 (-inf, a masked row) passes nothing, even through an infinite
+        // partial, as the tape's sweep skips a zero adjoint.
         [&]<std::size_t... I>(std::index_sequence<I...>) {
-            (expr::backward<Strong>(std::get<I>(trees), std::get<I>(values).data(),
-                                       Strong ? zg::detail::chain(incoming, exponentials[I] / total)
-                                              : scale * exponentials[I],
-                                       context),
+            ((zg::detail::is_zero(exponentials[I])
+                  ? void()
+                  : expr::sweep_tree<Strong>(
+                        std::get<I>(trees), std::get<I>(values).data(),
+                        Strong ? zg::detail::chain(incoming, exponentials[I] / total)
+                               : scale * exponentials[I],
+                        context)),
              ...);
         }
         (std::index_sequence_for<Trees...>{});
@@ -66,7 +71,7 @@ auto log_sum_exp_of(frame<T>& f, const Trees&... trees) {
         record->exponentials.data(), 1, record->total);
     f.touch((leaves_of<Trees> | ... | leaf_set{}).vectors);
     f.keep(record);
-    return make(shared_expr<T>{record}, &f);
+    return make(shared_expr<T, typename detail::join_calls<call_of<Trees>...>::type>{record}, &f);
 }
 
 template <class A>

@@ -29,6 +29,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace zg::expr {
 
@@ -95,6 +96,24 @@ template <class Range, class Fn>
 using map_result = decltype(call_element(
     std::declval<Fn&>(), std::declval<typename element_argument<Range>::type>(), std::size_t{}));
 
+/// The number of elements of a sized range of data or integers. An index range whose end comes
+/// before its start (std::views::iota(0, n - 1) at n = 0) has a negative count, which its size()
+/// wraps into billions: a zg::error instead.
+template <class Range>
+std::size_t range_size(const Range& range) {
+    using iterator = std::ranges::iterator_t<const Range&>;
+    using sentinel = std::ranges::sentinel_t<const Range&>;
+    if constexpr (std::sized_sentinel_for<sentinel, iterator>) {
+        const auto count = std::ranges::end(range) - std::ranges::begin(range);
+        if (count < 0)
+            throw error("zg::sum(range, fn) / zg::log_sum_exp(range, fn): a range of " +
+                        std::to_string(static_cast<long long>(count)) +
+                        " elements (an index range whose end comes before its start, such as "
+                        "std::views::iota(0, n - 1) at n = 0)");
+    }
+    return std::size_t(std::ranges::size(range));
+}
+
 /// The elements of a range of data, integers or a vector expression, one at a time.
 template <class Range>
 struct elements_of {
@@ -104,7 +123,7 @@ struct elements_of {
         if constexpr (vector_expression<Range>)
             return range.tree.size();
         else
-            return std::size_t(std::ranges::size(range));
+            return range_size(range);
     }
     /// for_each for a sum swept as it is built, calling tidy() after the first element, and
     /// then after each element if the first made anything beside its tree (made() says), or
@@ -210,6 +229,9 @@ frame<T>& map_frame(frame<T>* owner, std::string_view call) {
     return *owner;
 }
 
+enum class reduction_kind { sum, log_sum_exp };
+
+
 /// A map-reduce kept in the frame: what it kept to sweep, the accumulator of a sum swept as it
 /// was built, or its elements' trees and values, the parts hoisted out of them and the shared
 /// nodes they made.
@@ -264,9 +286,14 @@ struct mapped_record : shared_base<T> {
     template <bool Strong, class AdjointOf>
     void sweep_elements(sweep_context<T>& context, AdjointOf adjoint_of) const {
         loop_sink<T, leaves_of<tree>.scalars, 0, parts_type::count, sweep_context<T>> loop(context);
-        for (std::size_t k = 0; k < count; ++k)
-            backward<Strong>(elements[k].tree_of, elements[k].values.data(), adjoint_of(k),
-                                loop);
+        for (std::size_t k = 0; k < count; ++k) {
+            // A term of a log-sum-exp with weight 0 (-inf, a masked row) passes nothing, even
+            // through an infinite partial: as the tape's sweep skips a zero adjoint.
+            const T element_adjoint = adjoint_of(k);
+            if (!zg::detail::is_zero(element_adjoint)) [[likely]]
+                sweep_tree<Strong>(elements[k].tree_of, elements[k].values.data(), element_adjoint,
+                                   loop);
+        }
         loop.finish();
         parts.sweep(loop.hoisted_totals, context);
     }
@@ -303,7 +330,7 @@ template <class T, class E0, class Elements, class Fn>
                                       parts.template element<false>(tree_in<T>(result1)));
                 const auto values = evaluated(e);
                 lanes_value += value_at(e, values.data());
-                backward(e, values.data(), double_pair(1.0), lanes);
+                sweep_tree(e, values.data(), double_pair(1.0), lanes);
             };
         else
             return nullptr;
@@ -316,7 +343,7 @@ template <class T, class E0, class Elements, class Fn>
             decltype(auto) e = parts.element(k, built);
             const auto values = evaluated(e);
             value += value_at(e, values.data());
-            backward(e, values.data(), T(1), loop);
+            sweep_tree(e, values.data(), T(1), loop);
         },
         two,
         [&] {
@@ -338,17 +365,16 @@ template <class T, class E0, class Elements, class Fn>
     return value;
 }
 
-enum class reduction_kind { sum, log_sum_exp };
-
 } // namespace detail
 
 /// A map-reduce in the tree that uses it: a sum swept as it was built, whose sweep scales what
 /// its accumulator kept, or a record of the frame that kept its elements (swept after all its
 /// uses, with the nodes its elements made). One type for both, as a call site may run at either
 /// depth.
-template <class T>
+template <class T, class F>
 struct mapped_expr {
     using value_type = T;
+    using call = F;
     static constexpr std::string_view name = "map-reduce";
     T value;
     const detail::accumulator<T>* swept;
@@ -358,7 +384,7 @@ struct mapped_expr {
     ZG_INLINE constexpr void backward(const T& adjoint, Sink& sink) const {
         if (swept != nullptr)
             swept->template pass<Strong>(adjoint, sink);
-        else
+        else if (record != nullptr) // (null: a value alone, see map_reduce_value)
             sink.shared(*record, adjoint);
     }
 };
@@ -375,7 +401,7 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
     const std::size_t n = elements.size();
     if (n == 0) {
         shared_base<T>* empty = empty_reduction<T>(Kind == reduction_kind::log_sum_exp);
-        return make(mapped_expr<T>{empty->value, nullptr, empty}, &f);
+        return make(mapped_expr<T, call_of<E0>>{empty->value, nullptr, empty}, &f);
     }
     if (Kind == reduction_kind::sum && f.depth() == 0) {
         // Swept as built, into an accumulator.
@@ -388,7 +414,7 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
             value = sweep_as_built<T, E0>(f, elements, fn, context);
         }
         swept->collect();
-        return make(mapped_expr<T>{value, swept, nullptr}, &f);
+        return make(mapped_expr<T, call_of<E0>>{value, swept, nullptr}, &f);
     }
     auto* record = ::new (f.template place<record_type>()) record_type;
     {
@@ -424,15 +450,60 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
     // passes over them to the node before, as the record sweeps them (sweep_node), so that each
     // is visited once however deep the nesting.
     if (f.depth() > 0) record->previous = record->scope_stop;
-    return make(mapped_expr<T>{record->value, nullptr, record}, &f);
+    return make(mapped_expr<T, call_of<E0>>{record->value, nullptr, record}, &f);
+}
+
+/// The tree fn gives for the elements of Range, in a frame of scalar T.
+template <class T, class Range, class Fn>
+using element_tree_of = decltype(tree_from<T>(
+    call_element(std::declval<Fn&>(), std::declval<typename element_argument<Range>::type>(),
+                 std::size_t{})));
+
+/// A map-reduce over data or an index range where the call its elements belong to keeps no
+/// frame, or keeps one that is not the current one: in a call whose result does not use it (see
+/// frameless in grad.hpp), or in a call inside another whose f reduces the outer call's leaves
+/// alone (constants there). Its value is read (a comparison), never swept: its value alone.
+template <reduction_kind Kind, class T, class Range, class Fn>
+auto map_reduce_value(const Range& range, Fn& fn) {
+    using E0 = element_tree_of<T, Range, Fn>;
+    std::vector<T> terms;
+    terms.reserve(range_size(range));
+    frame<T>* owner = nullptr; // the call's, from fn's leaves: where data mixed in is copied
+    std::size_t k = 0;
+    for (auto&& x : range) {
+        const auto result = call_element(fn, x, k++);
+        if constexpr (Expression<decltype(result)>)
+            if (owner == nullptr) owner = result.owner;
+        const auto tree = tree_from<T>(result);
+        terms.push_back(value_at(tree, evaluated(tree).data()));
+    }
+    T value(0);
+    if constexpr (Kind == reduction_kind::sum) {
+        for (const T& term : terms)
+            value += term;
+    } else {
+        std::vector<T> exponentials(terms.size());
+        T total;
+        value = reduction_rules::log_sum_exp_terms(
+            terms.size(), [&](std::size_t i) -> const T& { return terms[i]; },
+            exponentials.data(), 1, total);
+    }
+    return make(mapped_expr<T, call_of<E0>>{value, nullptr, nullptr}, owner);
 }
 
 template <reduction_kind Kind, class Range, class Fn>
 auto map_reduce_verb(const Range& range, Fn& fn, std::string_view call) {
     using T = map_scalar<Range, Fn>;
-    frame<T>* owner = nullptr;
-    if constexpr (vector_expression<Range>) owner = range.owner;
-    return map_reduce<Kind>(map_frame<T>(owner, call), elements_of<Range>{range}, fn);
+    if constexpr (vector_expression<Range>) {
+        return map_reduce<Kind>(map_frame<T>(range.owner, call), elements_of<Range>{range}, fn);
+    } else {
+        // The current frame, where it is the call of fn's leaves.
+        using F = call_of<element_tree_of<T, Range, Fn>>;
+        frame<T>* f = current_frame<T>;
+        if (f == nullptr || (!std::is_same_v<F, no_call> && f->call() != id_of<F>))
+            return map_reduce_value<Kind, T>(range, fn);
+        return map_reduce<Kind>(*f, elements_of<Range>{range}, fn);
+    }
 }
 
 } // namespace detail

@@ -55,6 +55,13 @@ constexpr std::size_t weight() {
         return 0;
 }
 
+// Cold and out of line: an error path inside the operators, which are inlined everywhere.
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_no_frame() {
+    throw error("zg::expr: an expression of constants alone was used as a named intermediate; "
+                "expressions are made inside zg::grad, zg::value_and_grad, zg::jacobian or "
+                "zg::hessian from the leaves they give");
+}
+
 /// Whether a named expression used as an operand is kept once in the frame rather than copied
 /// into each use: when it holds more than one operation, or a costly one. A leaf or a single
 /// addition or multiplication costs less to copy, and to evaluate and sweep twice, than to keep.
@@ -69,6 +76,8 @@ template <class Tree>
 constexpr shared_base<typename Tree::value_type>* kept_node(const expression<Tree>& e) {
     if constexpr (requires { e.tree.record; })
         if (e.tree.record != nullptr) return e.tree.record;
+    if (e.owner == nullptr) [[unlikely]]
+        throw_no_frame();
     return e.owner->share(e.tree, e.depth);
 }
 
@@ -82,13 +91,14 @@ constexpr shared_base<typename Tree::value_type>* shared_of(const expression<Tre
     return e.shared;
 }
 
+
 /// What an operation holds for its operand e: for a named expression worth sharing (an lvalue,
 /// so it may be used again), a pointer to its shared node; else e's tree, copied.
 template <class E>
 ZG_INLINE constexpr auto operand(E&& e) {
     using Tree = tree_of<E>;
     if constexpr (std::is_lvalue_reference_v<E> && worth_sharing<Tree>)
-        return shared_expr<typename Tree::value_type>{shared_of(e)};
+        return shared_expr<typename Tree::value_type, call_of<Tree>>{shared_of(e)};
     else
         return e.tree;
 }
@@ -106,6 +116,11 @@ ZG_INLINE constexpr std::uint32_t depth_in(const frame<T>* owner) {
 
 template <class Node, class T>
 ZG_INLINE constexpr expression<Node> make(const Node& node, frame<T>* owner) {
+    static_assert(!std::is_same_v<call_of<Node>, mixed_calls>,
+                  "zg::grad: an expression mixes the leaves of two calls: a lambda "
+                  "differentiated inside another uses the outer call's leaves (or a named "
+                  "intermediate of them). Inside the inner call they are constants: use their "
+                  "values, x.value()");
     return {node, owner, depth_in(owner)};
 }
 
@@ -117,9 +132,9 @@ ZG_INLINE constexpr auto broadcast_operand(E&& e) {
     if constexpr (weight<Tree>() == 0)
         return e.tree;
     else if constexpr (std::is_lvalue_reference_v<E>)
-        return shared_expr<typename Tree::value_type>{shared_of(e)};
+        return shared_expr<typename Tree::value_type, call_of<Tree>>{shared_of(e)};
     else
-        return shared_expr<typename Tree::value_type>{kept_node(e)};
+        return shared_expr<typename Tree::value_type, call_of<Tree>>{kept_node(e)};
 }
 
 } // namespace detail
@@ -331,7 +346,7 @@ constexpr auto let(E&& e) {
         using T = typename Tree::value_type;
         shared_base<T>* node =
             std::is_lvalue_reference_v<E> ? detail::shared_of(e) : detail::kept_node(e);
-        return detail::make(shared_expr<T>{node}, e.owner);
+        return detail::make(shared_expr<T, call_of<Tree>>{node}, e.owner);
     }
 }
 

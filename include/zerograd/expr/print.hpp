@@ -44,8 +44,8 @@ struct printed_tree {
     }
 };
 
-template <class E, std::size_t N>
-printed_tree print_tree(const built_expression<E, N>& e) {
+template <class E, class F, std::size_t N>
+printed_tree print_tree(const built_expression<E, F, N>& e) {
     printed_tree printed;
     std::map<const void*, double> gathered;
     if constexpr (Expression<E>) {
@@ -81,8 +81,8 @@ printed_tree print_tree(const built_expression<E, N>& e) {
 ///     // ├── *  value -6  adjoint 1
 ///     // │   ├── x0  value 2  adjoint -3
 ///     // ...
-template <class E, std::size_t N>
-std::string to_text(const built_expression<E, N>& e) {
+template <class E, class F, std::size_t N>
+std::string to_text(const built_expression<E, F, N>& e) {
     const auto printed = detail::print_tree(e);
     std::string text;
     const auto line = [&](const auto& self, std::size_t at, const std::string& prefix,
@@ -105,8 +105,8 @@ std::string to_text(const built_expression<E, N>& e) {
 /// The expression's tree as Graphviz DOT: a record `{ operation | value | adjoint }` per node,
 /// one per argument and per shared node (its adjoint summed over its uses), edges from operands
 /// to results. Render it with `dot -Tsvg`.
-template <class E, std::size_t N>
-std::string to_dot(const built_expression<E, N>& e) {
+template <class E, class F, std::size_t N>
+std::string to_dot(const built_expression<E, F, N>& e) {
     const auto printed = detail::print_tree(e);
     const auto& nodes = printed.nodes;
     std::map<int, double> leaf_adjoints;

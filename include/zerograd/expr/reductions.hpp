@@ -52,9 +52,9 @@ constexpr typename V::value_type sweep_elements(const V& v, Sink& sink, AdjointO
         // its zeros must be strong.
         const T adjoint = adjoint_of(k, value);
         if (Strong || (zg::detail::is_finite(value) && zg::detail::is_finite(adjoint))) [[likely]]
-            backward<Strong>(e, values.data(), adjoint, loop);
+            sweep_tree<Strong>(e, values.data(), adjoint, loop);
         else
-            backward<true>(e, values.data(), adjoint, loop);
+            sweep_tree<true>(e, values.data(), adjoint, loop);
     }
     loop.finish();
     v.template pass_broadcasts<0>(loop.broadcasts.data(), sink);
@@ -144,12 +144,11 @@ struct vector_reduction : shared_base<typename V::value_type> {
     }
 
     /// Sweeps the partials now, for adjoint 1, if it may, and returns true with the sum of the
-    /// elements' values in `total`. Otherwise, data that the sweep would read after the lambda
-    /// returns is copied, and the vector arguments its sweep writes into are noted.
+    /// elements' values in `total`. Otherwise the vector arguments its sweep writes into are
+    /// noted.
     bool sweep_now(frame<value_type>& owner, value_type& total) {
         detail::accumulator<value_type>* accumulator = detail::begin_accumulating<V>(owner);
         if (accumulator == nullptr) {
-            v = detail::stabilized(v, owner);
             owner.touch(leaves_of<V>.vectors);
             return false;
         }
@@ -229,7 +228,7 @@ auto reduce(const E& v, std::string_view call) {
     frame<T>& owner = frame_for(v, call);
     auto* record = ::new (owner.template place<Record<tree>>()) Record<tree>(v.tree, owner);
     owner.keep(record);
-    return make(shared_expr<T>{record}, &owner);
+    return make(shared_expr<T, call_of<tree>>{record}, &owner);
 }
 } // namespace detail
 
@@ -241,6 +240,7 @@ auto reduce(const E& v, std::string_view call) {
 template <class V>
 struct summed_expr {
     using value_type = typename V::value_type;
+    using call = call_of<V>;
     static constexpr std::string_view name = "sum";
     // Its sweep adds into the scalar arguments directly; the vectors it notes when it is built.
     static constexpr leaf_set leaves{leaves_of<V>.scalars, 0};
@@ -284,8 +284,7 @@ ZG_INLINE auto sum(const V& v) {
     T total(0);
     for (std::size_t k = 0; k < v.tree.size(); ++k)
         total += detail::element_value(v.tree, k);
-    return detail::make(summed_expr<tree>{detail::stabilized(v.tree, owner), total, nullptr},
-                        &owner);
+    return detail::make(summed_expr<tree>{v.tree, total, nullptr}, &owner);
 }
 
 /// The product of a vector's elements.

@@ -85,8 +85,8 @@ struct recurrence : shared_base<T> {
 
 template <class Node>
 struct row_end : std::false_type {}; // an argument_expr's partial needs a column of its own
-template <std::size_t I, class T>
-struct row_end<leaf_expr<I, T>> : std::true_type {};
+template <std::size_t I, class T, class F>
+struct row_end<leaf_expr<I, T, F>> : std::true_type {};
 template <class T>
 struct row_end<constant_expr<T>> : std::true_type {};
 template <class T>
@@ -162,11 +162,12 @@ struct row_recurrence : shared_base<T> {
 
 } // namespace detail
 
-/// The states of a recurrence, as a vector expression: element k is state k, whose adjoint is
-/// gathered for the recurrence's sweep.
-template <class T>
+/// The states of a recurrence of the call F, as a vector expression: element k is state k, whose
+/// adjoint is gathered for the recurrence's sweep.
+template <class T, class F>
 struct scan_expr {
     using value_type = T;
+    using call = F;
     static constexpr std::size_t broadcasts = 0;
     const state_block<T>* block; // the recurrence's
     const T* states;
@@ -175,7 +176,7 @@ struct scan_expr {
 
     constexpr std::size_t size() const { return count; }
     template <bool Loop, std::size_t J>
-    ZG_INLINE constexpr state_expr<T> element(std::size_t k) const {
+    ZG_INLINE constexpr state_expr<T, F> element(std::size_t k) const {
         return {states[offset + k], offset + k, block};
     }
     template <std::size_t J, class Sink>
@@ -198,6 +199,11 @@ struct scan_expr {
 /// called by zg::grad or zg::value_and_grad.
 namespace detail {
 
+/// The call of a scan's states: its input's, first's and step's.
+template <class V, class First, class Step>
+using scan_call =
+    typename join_calls<call_of<tree_of<V>>, call_of<First>, call_of<Step>>::type;
+
 /// zg::scan's recurrence as rows of partials (see row_recurrence).
 template <class T, class V, class First, class Step>
 auto scan_rows(frame<T>& f, const V& v, First& first, Step& step) {
@@ -210,7 +216,7 @@ auto scan_rows(frame<T>& f, const V& v, First& first, Step& step) {
     using record = row_recurrence<T, tree_of<V>, leaves>;
     constexpr std::size_t width = record::width;
     const std::size_t n = v.tree.size();
-    auto* r = ::new (f.template place<record>()) record(stabilized(v.tree, f));
+    auto* r = ::new (f.template place<record>()) record(v.tree);
     T* const states = f.template scratch<T>(n);
     r->adjoints = f.template zeroed<T>(n);
     r->rows = f.template scratch<T>(n * width);
@@ -227,7 +233,7 @@ auto scan_rows(frame<T>& f, const V& v, First& first, Step& step) {
             const auto swept = [&](const auto& tree) {
                 const auto values = evaluated(tree);
                 typename record::row_sink sink{row};
-                backward(tree, values.data(), T(1), sink);
+                sweep_tree(tree, values.data(), T(1), sink);
                 return value_at(tree, values.data());
             };
             if (t == 0)
@@ -241,7 +247,7 @@ auto scan_rows(frame<T>& f, const V& v, First& first, Step& step) {
     r->block.adjoints = r->adjoints;
     r->block.length = n;
     f.keep(r);
-    return make(scan_expr<T>{&r->block, states, 0, n}, &f);
+    return make(scan_expr<T, scan_call<V, first_tree, step_tree>>{&r->block, states, 0, n}, &f);
 }
 
 /// zg::scan's recurrence as kept step trees (see recurrence), for steps that use shared nodes.
@@ -289,7 +295,8 @@ auto scan_trees(frame<T>& f, const V& v, First& first, Step& step) {
     r->block.adjoints = r->adjoints;
     r->block.length = n;
     f.keep(r);
-    return make(scan_expr<T>{&r->block, r->states, 0, n}, &f);
+    return make(scan_expr<T, scan_call<V, first_tree, step_tree>>{&r->block, r->states, 0, n},
+                &f);
 }
 
 } // namespace detail
@@ -340,7 +347,7 @@ template <class R, class First, class Step>
 requires detail::double_range<R>
 auto scan(R&& data, First first, Step step) {
     frame<double>& f = detail::map_frame<double>(nullptr, "scan");
-    const auto v = detail::make(detail::constant_vector(std::forward<R>(data)), &f);
+    const auto v = detail::make(detail::constant_vector(std::forward<R>(data), &f), &f);
     return scan(v, std::move(first), std::move(step));
 }
 template <class R, class Step>

@@ -77,6 +77,23 @@ ZG_INLINE constexpr void backward(const Node& node, const T* values, const T& ad
     }
 }
 
+template <bool Strong, class Node, class T, class Sink>
+ZG_APART constexpr void sweep_tree_apart(const Node& node, const T* values, const T& adjoint,
+                                         Sink& sink) {
+    backward<Strong>(node, values, adjoint, sink);
+}
+
+/// The sweep of a tree from its root: where it is used, or apart for a large tree (see
+/// inline_slots).
+template <bool Strong = false, class Node, class T, class Sink>
+ZG_INLINE constexpr void sweep_tree(const Node& node, const T* values, const T& adjoint,
+                                    Sink& sink) {
+    if constexpr (slot_count<Node> > inline_slots)
+        sweep_tree_apart<Strong>(node, values, adjoint, sink);
+    else
+        backward<Strong>(node, values, adjoint, sink);
+}
+
 /// The sweep of a tree with an adjoint gathered from several uses. A zero adjoint passes
 /// nothing, as in the tape: nothing depends on the tree, and an overflowed partial in it
 /// (x / 1e-200) must not make 0 times infinity; an infinite one may have come through an
@@ -85,34 +102,34 @@ template <class Node, class T, class Sink>
 ZG_INLINE constexpr void sweep_at(const Node& node, const T* values, const T& adjoint, Sink& sink) {
     if (zg::detail::is_zero(adjoint)) return;
     if (zg::detail::is_finite(adjoint))
-        backward(node, values, adjoint, sink);
+        sweep_tree(node, values, adjoint, sink);
     else
-        backward<true>(node, values, adjoint, sink);
+        sweep_tree<true>(node, values, adjoint, sink);
 }
 
 // ---- Where the recursion ends: leaves, elements, shared nodes, reductions ----------------------
 
-template <std::size_t I, class T, class Sink>
-ZG_INLINE constexpr void visit_end(const leaf_expr<I, T>&, const T& adjoint, Sink& sink) {
+template <std::size_t I, class T, class F, class Sink>
+ZG_INLINE constexpr void visit_end(const leaf_expr<I, T, F>&, const T& adjoint, Sink& sink) {
     sink.template leaf<I>(adjoint);
 }
-template <class T, class Sink>
-ZG_INLINE constexpr void visit_end(const argument_expr<T>& a, const T& adjoint, Sink& sink) {
+template <class T, class F, class Sink>
+ZG_INLINE constexpr void visit_end(const argument_expr<T, F>& a, const T& adjoint, Sink& sink) {
     sink.add_scalar(a.index, adjoint);
 }
 template <class T, class Sink>
 ZG_INLINE constexpr void visit_end(const constant_expr<T>&, const T&, Sink&) {}
-template <std::size_t I, class T, class Sink>
-ZG_INLINE constexpr void visit_end(const element_expr<I, T>& e, const T& adjoint, Sink& sink) {
+template <std::size_t I, class T, class F, class Sink>
+ZG_INLINE constexpr void visit_end(const element_expr<I, T, F>& e, const T& adjoint, Sink& sink) {
     sink.template element<I>(e.index, adjoint);
 }
 template <class T, class Sink>
 ZG_INLINE constexpr void visit_end(const slot_expr<T>& s, const T& adjoint, Sink& sink) {
     sink.slot(s, adjoint);
 }
-template <class T, class Sink>
-ZG_INLINE constexpr void visit_end(const state_expr<T>& s, const T& adjoint, Sink& sink) {
-    sink.state(s, adjoint);
+template <class T, class F, class Sink>
+ZG_INLINE constexpr void visit_end(const state_expr<T, F>& s, const T& adjoint, Sink& sink) {
+    sink.state(s.index, *s.block, adjoint);
 }
 template <std::size_t J, class T, class Sink>
 ZG_INLINE constexpr void visit_end(const broadcast_expr<J, T>&, const T& adjoint, Sink& sink) {
@@ -122,8 +139,8 @@ template <std::size_t J, class T, class Sink>
 ZG_INLINE constexpr void visit_end(const hoisted_expr<J, T>&, const T& adjoint, Sink& sink) {
     sink.template hoisted<J>(adjoint);
 }
-template <class T, class Sink>
-ZG_INLINE constexpr void visit_end(const shared_expr<T>& s, const T& adjoint, Sink& sink) {
+template <class T, class F, class Sink>
+ZG_INLINE constexpr void visit_end(const shared_expr<T, F>& s, const T& adjoint, Sink& sink) {
     sink.shared(*s.node, adjoint);
 }
 
@@ -184,13 +201,14 @@ struct sweep_context {
     ZG_INLINE constexpr void slot(const slot_expr<T>& s, const T& adjoint) {
         *s.adjoint += adjoint;
     }
-    ZG_INLINE constexpr void state(const state_expr<T>& s, const T& adjoint) {
-        if (gathering == nullptr || !s.block->node->persistent)
-            s.block->adjoints[s.index] += adjoint;
-        else if (gathering->states != nullptr && gathering->states->block == s.block) [[likely]]
-            gathering->states->partials[s.index] += adjoint;
+    ZG_INLINE constexpr void state(std::size_t index, const state_block<T>& block,
+                                   const T& adjoint) {
+        if (gathering == nullptr || !block.node->persistent)
+            block.adjoints[index] += adjoint;
+        else if (gathering->states != nullptr && gathering->states->block == &block) [[likely]]
+            gathering->states->partials[index] += adjoint;
         else
-            gather(s, adjoint);
+            gather(index, block, adjoint);
     }
     ZG_INLINE constexpr void add_scalar(std::size_t i, const T& adjoint) { scalars[i] += adjoint; }
     ZG_INLINE constexpr void add_element(std::size_t i, std::size_t k, const T& adjoint) {
@@ -199,24 +217,25 @@ struct sweep_context {
     constexpr sweep_context& context() { return *this; }
 
 private:
-    /// The partials of this gathering by the states of s's block, made first, latest first. Out
+    /// The partials of this gathering by the states of a block, made first, latest first. Out
     /// of line: once per scan state reached, off the inlined sweep.
-    [[gnu::noinline]] void gather(const state_expr<T>& s, const T& adjoint) {
+    [[gnu::noinline]] void gather(std::size_t index, const state_block<T>& block,
+                                  const T& adjoint) {
         gathered_states<T>** found = &gathering->states;
-        while (*found != nullptr && (*found)->block != s.block)
+        while (*found != nullptr && (*found)->block != &block)
             found = &(*found)->next;
         gathered_states<T>* use = *found;
         if (use == nullptr) {
             use = gathering->owner->template lasting<gathered_states<T>>(1);
-            T* partials = gathering->owner->template lasting<T>(s.block->length);
-            std::fill_n(partials, s.block->length, T(0));
-            *use = {s.block, partials, nullptr};
+            T* partials = gathering->owner->template lasting<T>(block.length);
+            std::fill_n(partials, block.length, T(0));
+            *use = {&block, partials, nullptr};
         } else {
             *found = use->next;
         }
         use->next = gathering->states;
         gathering->states = use;
-        use->partials[s.index] += adjoint;
+        use->partials[index] += adjoint;
     }
     // Out of line: once per shared node (its first adjoint), off the inlined sweep.
     [[gnu::noinline]] void note(shared_base<T>& node) {
@@ -256,8 +275,9 @@ struct loop_sink {
     ZG_INLINE constexpr void shared(shared_base<T>& node, const T& adjoint) {
         outer.shared(node, adjoint);
     }
-    ZG_INLINE constexpr void state(const state_expr<T>& s, const T& adjoint) {
-        outer.state(s, adjoint);
+    ZG_INLINE constexpr void state(std::size_t index, const state_block<T>& block,
+                                   const T& adjoint) {
+        outer.state(index, block, adjoint);
     }
     ZG_INLINE constexpr void slot(const slot_expr<T>& s, const T& adjoint) {
         outer.slot(s, adjoint);

@@ -29,10 +29,11 @@ namespace zg::expr {
 // adjoint the loop gathers in a register; pass_broadcasts then hands each its total. Elsewhere
 // (`v[i]`, the element a function is called on) it stays a shared_expr.
 
-/// Vector argument I of the function being differentiated.
-template <std::size_t I, class T>
+/// Vector argument I of the function F being differentiated.
+template <std::size_t I, class T, class F>
 struct vector_leaf_expr {
     using value_type = T;
+    using call = F;
     static constexpr std::size_t broadcasts = 0;
     static constexpr leaf_set leaves{0, detail::argument_bit<I>()};
     std::span<const T> values;
@@ -40,7 +41,7 @@ struct vector_leaf_expr {
 
     constexpr std::size_t size() const { return values.size(); }
     template <bool Loop, std::size_t J>
-    ZG_INLINE constexpr element_expr<I, T> element(std::size_t k) const {
+    ZG_INLINE constexpr element_expr<I, T, F> element(std::size_t k) const {
         return {values[k], offset + k};
     }
     template <std::size_t J, class Sink>
@@ -48,15 +49,13 @@ struct vector_leaf_expr {
 };
 
 /// A range of plain numbers the lambda holds (data): no gradient. Its elements are read where
-/// the expression is evaluated. Data held by a container (`fragile`) may be a local of the
-/// lambda that dies before the sweep: a reduction that reads it then copies it first (see
-/// stabilized).
+/// the expression is evaluated, during the call and in its sweep: a view (std::span) is read in
+/// place, a container is copied into the call's frame (see constant_vector).
 template <class T>
 struct vector_constant_expr {
     using value_type = T;
     static constexpr std::size_t broadcasts = 0;
     std::span<const T> values;
-    bool fragile = false;
 
     constexpr std::size_t size() const { return values.size(); }
     template <bool Loop, std::size_t J>
@@ -114,6 +113,7 @@ constexpr void pass_operand(const Node& node, const T* totals, Sink& sink) {
 template <class Op, class V>
 struct vector_unary_expr {
     using value_type = typename V::value_type;
+    using call = call_of<V>;
     static constexpr std::size_t broadcasts = V::broadcasts;
     static constexpr leaf_set leaves = leaves_of<V>;
     [[no_unique_address]] Op op;
@@ -136,6 +136,7 @@ struct vector_unary_expr {
 template <class Op, class L, class R>
 struct vector_binary_expr {
     using value_type = typename L::value_type;
+    using call = detail::joined_call<call_of<L>, call_of<R>>;
     static constexpr std::size_t broadcasts =
         detail::broadcasts_of<L>() + detail::broadcasts_of<R>();
     static constexpr leaf_set leaves = leaves_of<L> | leaves_of<R>;
@@ -184,45 +185,18 @@ concept vector_expression = Expression<A> && vector_node<tree_of<A>>;
 template <class A>
 concept vector_operand = vector_expression<A> || double_range<A>;
 
-/// Data as a constant vector. A view (std::span) is read in place: the data it shows must
-/// outlive the call. A container (std::vector, std::array) may be a local of the lambda or of a
-/// helper it calls, which dies before the sweep: it is marked fragile, and copied into the
-/// frame where a sweep reads it after the lambda returns (see stabilized).
+/// Data as a constant vector of the call `owner`. A view (std::span) is read in place: the data
+/// it shows must outlive the call. A container (std::vector, std::array) may be a local of the
+/// lambda or of a helper it calls, which dies before the expression is reduced or swept (the
+/// classic expression-template hazard: a node referring to a temporary), so its elements are
+/// copied into the frame, which lives until the call ends.
 template <class R>
-constexpr vector_constant_expr<double> constant_vector(R&& range) {
+vector_constant_expr<double> constant_vector(R&& range, frame<double>* owner) {
     const std::span<const double> values(std::ranges::data(range), std::ranges::size(range));
-    return {values, !std::ranges::borrowed_range<std::remove_cvref_t<R>>};
-}
-
-/// Whether a vector tree reads fragile data.
-template <class Node>
-constexpr bool may_be_fragile() {
-    if constexpr (requires { Node{}.fragile; })
-        return true;
-    else if constexpr (requires { &Node::l; })
-        return may_be_fragile<decltype(Node::l)>() || may_be_fragile<decltype(Node::r)>();
-    else if constexpr (requires { &Node::v; })
-        return may_be_fragile<decltype(Node::v)>();
-    else
-        return false;
-}
-
-/// The vector tree with its fragile data copied into the frame, for a sweep after the lambda
-/// returns.
-template <class Node, class T>
-ZG_INLINE constexpr Node stabilized(const Node& node, frame<T>& f) {
-    if constexpr (!vector_node<Node> || !may_be_fragile<Node>()) {
-        return node;
-    } else if constexpr (requires { node.fragile; }) {
-        if (!node.fragile) return node;
-        double* copy = f.template scratch<double>(node.values.size());
-        std::copy(node.values.begin(), node.values.end(), copy);
-        return {std::span<const double>(copy, node.values.size()), false};
-    } else if constexpr (requires { node.l; }) {
-        return Node(node.op, stabilized(node.l, f), stabilized(node.r, f));
-    } else {
-        return Node(node.op, stabilized(node.v, f));
-    }
+    if (std::ranges::borrowed_range<std::remove_cvref_t<R>> || owner == nullptr) return {values};
+    double* copy = owner->template scratch_lasting<double>(values.size());
+    std::copy(values.begin(), values.end(), copy);
+    return {std::span<const double>(copy, values.size())};
 }
 
 /// v as a vector expression; `partner` gives the frame that data is copied into.
@@ -231,8 +205,9 @@ constexpr auto as_vector(A&& a, const Partner& partner) {
     if constexpr (Expression<A>) {
         return a;
     } else {
-        return expression<vector_constant_expr<double>>{constant_vector(std::forward<A>(a)),
-                                                        partner.owner, depth_in(partner.owner)};
+        return expression<vector_constant_expr<double>>{
+            constant_vector(std::forward<A>(a), partner.owner), partner.owner,
+            depth_in(partner.owner)};
     }
 }
 
