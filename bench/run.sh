@@ -5,8 +5,9 @@
 # expression mode with what one gradient allocates, and writes results/suite.json and
 # results/suite.svg (a chart, drawn by docs/images/plot.py from results/suite.csv).
 #
-#   bash bench/run.sh              a short run: every case at n = 16, 256 and 4,096, and the models
+#   bash bench/run.sh              a short run: every case at n = 16, 256 and 4,096, the models
 #                                  (ADBench's GMM at every d and K, BA at 1 and 10,000 observations)
+#                                  and the functions of two and three numbers
 #   bash bench/run.sh --all        every case at every n (1 to 16,384), 0.2 s per benchmark
 #   bash bench/run.sh --case NAME  one case (sum, pair_sin, matrix_product, ...) at every n
 #
@@ -29,7 +30,8 @@ bench=${ZG_BENCH:-suite}
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 
 selection=(--benchmark_min_time=0.05)
-[[ $bench == suite ]] && selection+=('--benchmark_filter=/(16|256|4096)$|^suite/(gmm_|ba/)')
+[[ $bench == suite ]] &&
+  selection+=('--benchmark_filter=/(16|256|4096)$|^suite/(gmm_|ba/|rosenbrock_2d/|three_inputs/|product/)')
 case ${1:-} in
   --all) selection=(--benchmark_min_time=0.2); shift ;;
   --case) selection=(--benchmark_min_time=0.05 "--benchmark_filter=^(suite|nn)?/?$2/"); shift 2 ;;

@@ -730,6 +730,60 @@ const auto small_arithmetic_let = [](auto a, auto b, auto c, auto d) {
     return p * q + (p - q) / (2.0 + q * q) + a * b * c * d - 0.5 * (p + q) * (a - b);
 };
 
+/// Functions of two and three numbers, with their gradients by hand: what expression mode must do
+/// at the cost of the hand-written adjoint, called millions of times in an optimizer's loop.
+const auto rosenbrock_2d = [](auto x, auto y) { return 100.0 * square(y - x * x) + square(1.0 - x); };
+const auto rosenbrock_2d_gradient = [](std::array<double, 2> v) {
+    const double x = v[0], y = v[1], d = y - x * x;
+    return std::array{-400 * d * x - 2 * (1 - x), 200 * d};
+};
+const auto three_inputs = [](auto x, auto y, auto z) { return x * y * z + sin(x * y) + exp(z * x); };
+const auto three_inputs_gradient = [](std::array<double, 3> v) {
+    const double x = v[0], y = v[1], z = v[2], c = std::cos(x * y), e = std::exp(z * x);
+    return std::array{y * z + c * y + e * z, x * z + c * x, x * y + e * x};
+};
+const auto product = [](auto x, auto y) { return x * y; };
+const auto product_gradient = [](std::array<double, 2> v) { return std::array{v[1], v[0]}; };
+
+/// suite/<name>/{hand,expr,tape}/<N>: the gradient of f at x (zg::grad, which returns a
+/// std::array), against `hand`, after checking that they agree.
+template <class F, class Hand, std::size_t N>
+void register_small_gradient(const std::string& name, F f, Hand hand, std::array<double, N> x) {
+    const auto expr = zg::grad(f, x);
+    const auto by_hand = hand(x);
+    for (std::size_t i = 0; i < N; ++i)
+        if (!(std::abs(by_hand[i] - expr[i]) <= 1e-12 * std::max(1.0, std::abs(by_hand[i])))) {
+            std::fprintf(stderr, "suite/%s: expression mode disagrees with the gradient by hand\n",
+                         name.c_str());
+            std::exit(1);
+        }
+    const std::string n = std::to_string(N);
+    benchmark::RegisterBenchmark(("suite/" + name + "/hand/" + n).c_str(),
+                                 [x, hand](benchmark::State& state) {
+                                     for (auto _ : state) {
+                                         auto y = x;
+                                         benchmark::DoNotOptimize(y);
+                                         benchmark::DoNotOptimize(hand(y));
+                                     }
+                                 });
+    benchmark::RegisterBenchmark(("suite/" + name + "/expr/" + n).c_str(),
+                                 [x, f](benchmark::State& state) {
+                                     for (auto _ : state) {
+                                         auto y = x;
+                                         benchmark::DoNotOptimize(y);
+                                         benchmark::DoNotOptimize(zg::grad(f, y));
+                                     }
+                                 });
+    benchmark::RegisterBenchmark(("suite/" + name + "/tape/" + n).c_str(),
+                                 [x, f](benchmark::State& state) {
+                                     for (auto _ : state) {
+                                         auto y = x;
+                                         benchmark::DoNotOptimize(y);
+                                         benchmark::DoNotOptimize(zg::tape::grad(f, y));
+                                     }
+                                 });
+}
+
 /// A classic case at each of its sizes, with the modes that run there.
 void expand(const bench_case& c, std::vector<bench::sized_case>& out) {
     for (std::size_t n : c.sizes) {
@@ -809,6 +863,11 @@ int main(int argc, char** argv) {
             return bench::probe_memory(cases, argument.substr(probe.size()));
     }
     bench::register_cases(std::move(cases));
+    register_small_gradient("rosenbrock_2d", rosenbrock_2d, rosenbrock_2d_gradient,
+                            std::array{1.2, 0.8});
+    register_small_gradient("three_inputs", three_inputs, three_inputs_gradient,
+                            std::array{1.2, 0.8, -0.3});
+    register_small_gradient("product", product, product_gradient, std::array{1.2, 0.8});
     register_small("small_expression", small_expression);
     register_small("small_arithmetic", small_arithmetic);
     register_small("small_arithmetic_let", small_arithmetic_let);
