@@ -87,14 +87,6 @@ template <std::size_t I, class T, class F>
 void describe_end(const element_expr<I, T, F>& e, described_node& d) {
     d.label = "x" + std::to_string(I) + "[" + std::to_string(e.index) + "]";
 }
-template <class T, class F>
-void describe_end(const shared_expr<T, F>& s, described_node& d) {
-    d.shared = s.node;
-}
-template <class T, class F>
-void describe_end(const state_expr<T, F>&, described_node& d) {
-    d.label = "state";
-}
 template <class Node>
 void describe_end(const Node&, described_node& d) {
     if constexpr (requires { Node::name; })

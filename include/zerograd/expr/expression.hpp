@@ -24,19 +24,17 @@ namespace zg::expr {
 namespace hana = boost::hana;
 
 template <class T>
-class frame; // zerograd/expr/frame.hpp: the call's scratch memory
-template <class Tree>
-struct shared_node; // zerograd/expr/frame.hpp: a subexpression kept once in it
+class frame; // zerograd/expr/runtime/frame.hpp: what a call keeps beside its trees
 template <class T>
-struct shared_base;
+struct shared_base; // zerograd/expr/runtime/frame.hpp: a subexpression kept once in it
 
 // ---- Nodes --------------------------------------------------------------------------------------
 // A tree holds its operands by value and computes nothing when built: its values are computed by
 // `evaluate` into an array with one slot per operation, which the sweep then reads. So copying a
-// tree copies its inputs only, and a function summed over data can be evaluated with the parts
-// that do not depend on the element taken from the first one (zerograd/expr/map_reduce.hpp).
-// Nothing in a tree refers to a temporary or to a local of the user's lambda: a subexpression
-// used several times lives in the call's frame (zerograd/expr/frame.hpp) and is held by pointer.
+// tree copies its inputs only, and a function summed over data can be evaluated with the parts that
+// do not depend on the element taken from the first one (zerograd/expr/runtime/map_reduce.hpp).
+// Nothing in a tree refers to a temporary or to a local of the user's lambda: a subexpression used
+// several times lives in the call's frame (zerograd/expr/runtime/frame.hpp) and is held by pointer.
 
 /// Which call an expression belongs to is part of its type: the function F that zg::grad (or
 /// zg::value_and_grad, zg::jacobian, zg::hessian) differentiates names the call, its leaves carry
@@ -92,61 +90,6 @@ struct element_expr {
     std::size_t index;
 };
 
-/// A number whose adjoint is added at `adjoint`: a state of a zg::scan, a step's input.
-template <class T>
-struct slot_expr {
-    using value_type = T;
-    T value;
-    T* adjoint;
-};
-
-/// The states of a zg::scan: the adjoints their uses gather, which the recurrence's sweep (the
-/// frame node `node`) passes on.
-template <class T>
-struct state_block {
-    const shared_base<T>* node;
-    T* adjoints;
-    std::size_t length;
-};
-
-/// State `index` of a zg::scan of the call F.
-template <class T, class F>
-struct state_expr {
-    using value_type = T;
-    using call = F;
-    T value;
-    std::size_t index;
-    const state_block<T>* block;
-};
-
-/// A scalar operand of an elementwise vector operation, inside a reduction's loop over the
-/// elements: the loop gathers its adjoint in accumulator J, and the scalar is swept once after.
-template <std::size_t J, class T>
-struct broadcast_expr {
-    using value_type = T;
-    T value;
-};
-
-/// A part of a map-reduce's function that does not depend on the element (`log(sigma)` in a sum
-/// over data): evaluated for the first element only, its adjoint gathered in accumulator J over
-/// all of them and swept once.
-template <std::size_t J, class T>
-struct hoisted_expr {
-    using value_type = T;
-    T value;
-};
-
-/// A use of a subexpression kept once in the call's frame (a named intermediate used several
-/// times, or zg::let): its value and adjoint live there, and it is swept once, after its uses.
-/// The node's tree is not part of the type, so a chain of intermediates each used twice stays
-/// a type of the size written.
-template <class T, class F>
-struct shared_expr {
-    using value_type = T;
-    using call = F;
-    shared_base<T>* node;
-};
-
 /// op(a), with the rule of core/rules.hpp.
 template <class Op, class A>
 struct unary_expr {
@@ -176,8 +119,8 @@ struct select_expr {
     B b;
 };
 
-/// Vector nodes (zerograd/expr/vector.hpp) hold spans of arguments and data, and build element
-/// k's scalar tree on demand; they say how many scalar operands they broadcast.
+/// Vector nodes (zerograd/expr/runtime/vector.hpp) hold spans of arguments and data, and build
+/// element k's scalar tree on demand; they say how many scalar operands they broadcast.
 template <class Node>
 concept vector_node = requires {
     Node::broadcasts;
@@ -188,10 +131,6 @@ inline constexpr bool is_constant = false;
 template <class T>
 inline constexpr bool is_constant<constant_expr<T>> = true;
 
-template <class Node>
-inline constexpr bool is_shared = false;
-template <class T, class F>
-inline constexpr bool is_shared<shared_expr<T, F>> = true;
 
 /// A node's operands as a list of types: the one place that says which nodes have operands, and
 /// what every compile-time walk of a tree below (slots, what it is made of, the arguments it
@@ -235,8 +174,8 @@ struct call_of_node<Node> {
 template <class Node>
 requires(is_operation<Node>) struct call_of_node<Node> {
     using type = typename decltype(hana::unpack(operands_of<Node>, [](auto... operand) {
-        return hana::type_c<
-            typename join_calls<typename call_of_node<typename decltype(operand)::type>::type...>::type>;
+        using calls = join_calls<typename call_of_node<typename decltype(operand)::type>::type...>;
+        return hana::type_c<typename calls::type>;
     }))::type;
 };
 } // namespace detail
@@ -432,7 +371,7 @@ template <class Tree>
 struct expression;
 namespace detail {
 template <class Tree>
-constexpr auto element_at(const expression<Tree>& v, std::size_t i); // zerograd/expr/vector.hpp
+constexpr auto element_at(const expression<Tree>& v, std::size_t i); // runtime/vector.hpp
 } // namespace detail
 
 template <class Tree>

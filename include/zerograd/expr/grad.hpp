@@ -5,12 +5,13 @@
 
 #include "zerograd/core/arguments.hpp"
 #include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/frame.hpp"
-#include "zerograd/expr/map_reduce.hpp"
 #include "zerograd/expr/operations.hpp"
-#include "zerograd/expr/reductions.hpp"
+#include "zerograd/expr/runtime/frame.hpp"
+#include "zerograd/expr/runtime/map_reduce.hpp"
+#include "zerograd/expr/runtime/reductions.hpp"
+#include "zerograd/expr/runtime/sinks.hpp"
+#include "zerograd/expr/runtime/vector.hpp"
 #include "zerograd/expr/sweep.hpp"
-#include "zerograd/expr/vector.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -4,8 +4,9 @@
 
 #include "zerograd/core/arguments.hpp"
 #include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/frame.hpp"
+#include "zerograd/expr/runtime/frame.hpp"
 #include "zerograd/expr/grad.hpp"
+#include "zerograd/expr/runtime/sinks.hpp"
 #include "zerograd/expr/sweep.hpp"
 
 #include <array>
@@ -75,8 +76,11 @@ auto jacobian(F&& f, const Args&... args) {
                   "zg::jacobian: f must return a std::array (or std::tuple) of scalar "
                   "expressions, one per output; for one output use zg::grad");
     if constexpr (detail::rows_result<result>) {
-        std::apply([](const auto&... row) { (detail::check_call<F, std::remove_cvref_t<decltype(row)>>(), ...); },
-                   rows);
+        std::apply(
+            [](const auto&... row) {
+                (detail::check_call<F, std::remove_cvref_t<decltype(row)>>(), ...);
+            },
+            rows);
         return detail::sweep_rows<N>(rows, call);
     }
 }

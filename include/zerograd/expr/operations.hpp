@@ -8,7 +8,8 @@
 #include "zerograd/core/let.hpp"
 #include "zerograd/core/rules.hpp"
 #include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/frame.hpp"
+#include "zerograd/expr/runtime/frame.hpp"
+#include "zerograd/expr/runtime/nodes.hpp"
 #include "zerograd/expr/sweep.hpp"
 
 #include <compare>
@@ -20,7 +21,7 @@
 namespace zg::expr {
 
 template <class Op, class V>
-struct vector_unary_expr; // zerograd/expr/vector.hpp
+struct vector_unary_expr; // zerograd/expr/runtime/vector.hpp
 template <class Op, class L, class R>
 struct vector_binary_expr;
 

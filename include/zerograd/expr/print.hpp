@@ -4,7 +4,7 @@
 
 #include "zerograd/expr/describe.hpp"
 #include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/frame.hpp"
+#include "zerograd/expr/runtime/frame.hpp"
 #include "zerograd/expr/grad.hpp"
 
 #include <cstddef>

@@ -19,9 +19,10 @@ namespace zg::tape::detail {
 /// - Floored: operands below a floor receive nothing (zg::tape::grad sweeps its own recording
 ///   only). Chosen by run() when the floor is not 0, so the comparison stays out of the loop
 ///   of every other sweep.
-/// - Checked: a node swept holds an infinite or NaN partial, so an adjoint may be infinite too
-///   and must not pass through a zero partial. Chosen by sweep() from what the arena noted
-///   while recording; sweeps of finite programs never test their adjoints.
+/// - Strong: a node swept holds an infinite or NaN partial, so an adjoint may be infinite too
+///   and its zeros must be strong (it must not pass through a zero partial), as Strong means in
+///   expression mode's sweep. Chosen by sweep() from what the arena noted while recording;
+///   sweeps of finite programs never test their adjoints.
 /// - Marking: the walk goes over nodes an earlier sweep reached, so it marks the blocks it
 ///   passes adjoints into (see below). Chosen by sweep_from() per stretch of nodes: a sweep
 ///   over nodes no sweep reached before marks nothing.
@@ -92,7 +93,7 @@ private:
         // in a register: storing it and loading it back one iteration later would put the
         // store-to-load latency on the sweep's critical path.
         const sweep_state state{operand_position(root + 1), T(0)};
-        // Checked: a node at or below the root noted an infinite or NaN partial.
+        // Strong: a node at or below the root noted an infinite or NaN partial.
         if (arena_.first_nonfinite_partial() <= root)
             sweep_from<Floored, true>(root, floor, swept, state);
         else
@@ -101,21 +102,21 @@ private:
     }
 
     /// sweep's walk from root down to floor, marking below `swept` only.
-    template <bool Floored, bool Checked>
+    template <bool Floored, bool Strong>
     void sweep_from(index_type root, index_type floor, index_type swept, sweep_state state) {
         // With a floor, the carry left at the end belongs to node floor - 1: below it, dropped.
         const index_type fresh_floor = std::max(floor, swept);
         if (swept <= floor) {
-            walk_nodes<Floored, false, Checked>(root + 1, floor, floor, 0, state);
+            walk_nodes<Floored, false, Strong>(root + 1, floor, floor, 0, state);
         } else {
-            state = walk_nodes<Floored, true, Checked>(root + 1, fresh_floor, floor, swept, state);
+            state = walk_nodes<Floored, true, Strong>(root + 1, fresh_floor, floor, swept, state);
             if (root < swept) dirty_[block_of(root)] = 1;
             // Below: only blocks this sweep reached hold adjoints to pass on.
             for (index_type i = std::min(root + 1, swept); i > floor;) {
                 const index_type block = block_of(i - 1);
                 const index_type begin = std::max(floor, block << block_shift);
                 if (dirty_[block] || begin != block << block_shift) {
-                    state = walk_nodes<Floored, true, Checked>(i, begin, floor, i, state);
+                    state = walk_nodes<Floored, true, Strong>(i, begin, floor, i, state);
                 } else {
                     state.position = block_position(block);
                 }
@@ -134,13 +135,13 @@ private:
     /// side): walk_nodes hands such a node to pass_nonfinite. An infinite or NaN partial comes
     /// from an infinite or NaN value (a leaf's, or a result's, which its users' partials take
     /// up) or from a rule with zg::unbounded_partials at finite values; the arena notes both,
-    /// and only a sweep over one (Checked) looks for such adjoints.
-    template <bool Floored, bool Marking, bool Checked>
+    /// and only a sweep over one (Strong) looks for such adjoints.
+    template <bool Floored, bool Marking, bool Strong>
     sweep_state walk_nodes(index_type from, index_type to, index_type floor,
                            index_type marked_below, sweep_state state) {
         for (;;) {
             const index_type stopped =
-                sweep_nodes<Floored, Marking, Checked>(from, to, floor, marked_below, state);
+                sweep_nodes<Floored, Marking, Strong>(from, to, floor, marked_below, state);
             if (stopped == no_node) return state;
             pass_nonfinite<Floored, Marking>(stopped, floor, marked_below, state);
             from = stopped;
@@ -151,7 +152,7 @@ private:
     /// operands untouched, state.position at its first operand entry), or no_node. A function of
     /// its own that calls nothing, so that its state stays in registers: inlined into sweep, or
     /// with a call in the loop, g++ spilled it.
-    template <bool Floored, bool Marking, bool Checked>
+    template <bool Floored, bool Marking, bool Strong>
     [[gnu::noinline]] index_type sweep_nodes(index_type from, index_type to, index_type floor,
                                              index_type marked_below, sweep_state& state) {
         std::size_t position = state.position;
@@ -168,7 +169,7 @@ private:
             if (arity == 0) continue;
             position -= arity;
             if (zg::detail::is_zero(a)) continue;
-            if (Checked && !zg::detail::is_finite(a)) [[unlikely]] {
+            if (Strong && !zg::detail::is_finite(a)) [[unlikely]] {
                 state = {position, carry};
                 return i;
             }

@@ -1,5 +1,5 @@
-// zerograd/expr/map_reduce.hpp: zg::sum(range, fn) and zg::log_sum_exp(range, fn), a function
-// mapped over a vector, data or an index range and reduced: the sums over data of a
+// zerograd/expr/runtime/map_reduce.hpp: zg::sum(range, fn) and zg::log_sum_exp(range, fn), a
+// function mapped over a vector, data or an index range and reduced: the sums over data of a
 // likelihood, the mixture's log-sum-exp over its components.
 // The element function's evaluation and sweep are ZG_INLINE into the loop (see sweep.hpp); the
 // loop is a function of its own (noinline), whose running sums g++ keeps in registers.
@@ -7,14 +7,15 @@
 
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/reductions.hpp" // the rule of log_sum_exp at its edges
-#include "zerograd/expr/accumulate.hpp"
 #include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/frame.hpp"
-#include "zerograd/expr/hoist.hpp"
-#include "zerograd/expr/lanes.hpp"
 #include "zerograd/expr/operations.hpp"
+#include "zerograd/expr/runtime/accumulate.hpp"
+#include "zerograd/expr/runtime/frame.hpp"
+#include "zerograd/expr/runtime/hoist.hpp"
+#include "zerograd/expr/runtime/lanes.hpp"
+#include "zerograd/expr/runtime/sinks.hpp"
+#include "zerograd/expr/runtime/vector.hpp"
 #include "zerograd/expr/sweep.hpp"
-#include "zerograd/expr/vector.hpp"
 
 #include <algorithm>
 #include <array>
@@ -264,7 +265,8 @@ struct mapped_record : shared_base<T> {
             else
                 self.template sweep_with<true>(adjoint, context);
         }
-        if (self.scope_last != self.scope_stop) sweep_list(self.scope_last, self.scope_stop, context);
+        if (self.scope_last != self.scope_stop)
+            sweep_list(self.scope_last, self.scope_stop, context);
     }
 
     template <bool Strong>
@@ -316,7 +318,8 @@ template <class T, class E0, class Elements, class Fn>
     loop_sink<T, leaves, 0, hoisted, sweep_context<T>> loop(context);
     const auto mark = f.scoped_position();
     T value(0);
-    // Two elements at a time as one tree of pairs, where it has one (zerograd/expr/lanes.hpp).
+    // Two elements at a time as one tree of pairs, where it has one
+    // (zerograd/expr/runtime/lanes.hpp).
     [[maybe_unused]] loop_sink<double_pair, leaves, 0, hoisted, sweep_context<T>> lanes(context);
     [[maybe_unused]] double_pair lanes_value(0.0);
     const auto two = [&] {

@@ -1,5 +1,5 @@
-// zerograd/expr/reductions.hpp: reductions of vector expressions (sum, prod, dot, log_sum_exp,
-// mean, norm): scalar nodes whose sweep walks the elements again.
+// zerograd/expr/runtime/reductions.hpp: reductions of vector expressions (sum, prod, dot,
+// log_sum_exp, mean, norm): scalar nodes whose sweep walks the elements again.
 // The sweeps are ZG_INLINE, as all of expression mode's sweep (see sweep.hpp); the loops that
 // build a value are noinline where g++ otherwise kept their running total in memory.
 #pragma once
@@ -7,12 +7,13 @@
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/reductions.hpp"
 #include "zerograd/core/rules.hpp"
-#include "zerograd/expr/accumulate.hpp"
 #include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/frame.hpp"
 #include "zerograd/expr/operations.hpp"
+#include "zerograd/expr/runtime/accumulate.hpp"
+#include "zerograd/expr/runtime/frame.hpp"
+#include "zerograd/expr/runtime/sinks.hpp"
+#include "zerograd/expr/runtime/vector.hpp"
 #include "zerograd/expr/sweep.hpp"
-#include "zerograd/expr/vector.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,14 +1,15 @@
-// zerograd/expr/log_sum_exp.hpp: zg::log_sum_exp of a few scalar expressions (a, b, ...) or of a
-// std::array of them, shifted by the largest so that nothing overflows.
+// zerograd/expr/runtime/log_sum_exp.hpp: zg::log_sum_exp of a few scalar expressions (a, b, ...) or
+// of a std::array of them, shifted by the largest so that nothing overflows.
 #pragma once
 
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/reductions.hpp" // the rule of log_sum_exp at its edges
 #include "zerograd/core/scalar.hpp"
 #include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/frame.hpp"
-#include "zerograd/expr/map_reduce.hpp"
 #include "zerograd/expr/operations.hpp"
+#include "zerograd/expr/runtime/frame.hpp"
+#include "zerograd/expr/runtime/map_reduce.hpp"
+#include "zerograd/expr/runtime/sinks.hpp"
 #include "zerograd/expr/sweep.hpp"
 
 #include <array>

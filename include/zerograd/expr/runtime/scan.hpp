@@ -1,16 +1,19 @@
-// zerograd/expr/scan.hpp: zg::scan, a recurrence over a vector in expression mode: the states
-// s_0 = first(v_0), s_t = step(s_{t-1}, v_t) as a vector expression, swept backwards in one pass.
+// zerograd/expr/runtime/scan.hpp: zg::scan, a recurrence over a vector in expression mode: the
+// states s_0 = first(v_0), s_t = step(s_{t-1}, v_t) as a vector expression, swept backwards in one
+// pass.
 // The step's evaluation and sweep are ZG_INLINE into the loop over t, as map_reduce.hpp's are.
 #pragma once
 
 #include "zerograd/core/error.hpp"
-#include "zerograd/expr/accumulate.hpp"
 #include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/frame.hpp"
-#include "zerograd/expr/map_reduce.hpp"
 #include "zerograd/expr/operations.hpp"
+#include "zerograd/expr/runtime/accumulate.hpp"
+#include "zerograd/expr/runtime/frame.hpp"
+#include "zerograd/expr/runtime/map_reduce.hpp"
+#include "zerograd/expr/runtime/nodes.hpp"
+#include "zerograd/expr/runtime/sinks.hpp"
+#include "zerograd/expr/runtime/vector.hpp"
 #include "zerograd/expr/sweep.hpp"
-#include "zerograd/expr/vector.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,14 +1,15 @@
-// zerograd/expr/lanes.hpp: two elements of a sum swept as it is built, evaluated and swept as one
-// tree whose scalar is a pair. The chain rule is the same template recursion; g++ and clang turn
-// each operation on a pair into one two-wide SSE2 instruction, which halves the instructions of
-// a sum's loop. (The lanes' sums are added at the end: an order of addition that differs from
-// one element at a time by rounding only.) Pair operations are ZG_INLINE: each must become
-// its one instruction inside the loop.
+// zerograd/expr/runtime/lanes.hpp: two elements of a sum swept as it is built, evaluated and swept
+// as one tree whose scalar is a pair. The chain rule is the same template recursion; g++ and clang
+// turn each operation on a pair into one two-wide SSE2 instruction, which halves the instructions
+// of a sum's loop. (The lanes' sums are added at the end: an order of addition that differs from
+// one element at a time by rounding only.) Pair operations are ZG_INLINE: each must become its one
+// instruction inside the loop.
 #pragma once
 
 #include "zerograd/core/config.hpp"
 #include "zerograd/core/rules.hpp"
 #include "zerograd/expr/expression.hpp"
+#include "zerograd/expr/runtime/nodes.hpp"
 
 #include <cstddef>
 #include <type_traits>

@@ -1,7 +1,7 @@
-// zerograd/expr/hoist.hpp: the parts of a map-reduce's element function that do not depend on
-// the element (a function of the scalar arguments alone, such as log(sigma), and the reciprocal
-// of a divisor such as sigma), evaluated for the first element only: the other elements take
-// their values, and their adjoints are summed over the elements and swept once.
+// zerograd/expr/runtime/hoist.hpp: the parts of a map-reduce's element function that do not depend
+// on the element (a function of the scalar arguments alone, such as log(sigma), and the reciprocal
+// of a divisor such as sigma), evaluated for the first element only: the other elements take their
+// values, and their adjoints are summed over the elements and swept once.
 // Its functions are ZG_INLINE: they run inside the loop over the elements, which must stay one
 // function for its running sums to stay in registers.
 #pragma once
@@ -9,6 +9,7 @@
 #include "zerograd/core/config.hpp"
 #include "zerograd/core/rules.hpp"
 #include "zerograd/expr/expression.hpp"
+#include "zerograd/expr/runtime/nodes.hpp"
 #include "zerograd/expr/sweep.hpp"
 
 #include <boost/hana/append.hpp>

@@ -1,4 +1,4 @@
-// zerograd/expr/vector.hpp: vector expressions: vector arguments, ranges of data, and
+// zerograd/expr/runtime/vector.hpp: vector expressions: vector arguments, ranges of data, and
 // elementwise operations on them, evaluated element by element where a reduction or `v[i]`
 // asks; slices.
 // Element access is ZG_INLINE: a reduction's loop builds an element's tree each iteration, and
@@ -8,8 +8,9 @@
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/rules.hpp"
 #include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/frame.hpp"
 #include "zerograd/expr/operations.hpp"
+#include "zerograd/expr/runtime/frame.hpp"
+#include "zerograd/expr/runtime/nodes.hpp"
 
 #include <algorithm>
 #include <cstddef>

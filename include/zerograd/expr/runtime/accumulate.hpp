@@ -1,10 +1,11 @@
-// zerograd/expr/accumulate.hpp: the record of a sum swept as it is built, whose partials for
-// adjoint 1 are scaled by the adjoint that arrives (accumulator).
+// zerograd/expr/runtime/accumulate.hpp: the record of a sum swept as it is built, whose partials
+// for adjoint 1 are scaled by the adjoint that arrives (accumulator).
 #pragma once
 
 #include "zerograd/core/config.hpp"
 #include "zerograd/core/scalar.hpp"
-#include "zerograd/expr/frame.hpp"
+#include "zerograd/expr/runtime/frame.hpp"
+#include "zerograd/expr/runtime/sinks.hpp"
 #include "zerograd/expr/sweep.hpp"
 
 #include <algorithm>
@@ -15,11 +16,11 @@
 
 namespace zg::expr::detail {
 
-/// What a sum swept as it is built keeps (zerograd/expr/map_reduce.hpp): the partials of its
-/// value by everything its elements reached, for adjoint 1. By scalar argument in `totals`; by
-/// the elements of each vector argument in `partials` (the argument's own gradient when the sum
-/// claimed it, see argument_state); by the persistent shared nodes reached, in `gathered`. Its
-/// sweep scales them by the adjoint that arrives: what a hand-written adjoint of the loop does.
+/// What a sum swept as it is built keeps (runtime/map_reduce.hpp): the partials of its value by
+/// everything its elements reached, for adjoint 1. By scalar argument in `totals`; by the elements
+/// of each vector argument in `partials` (the argument's own gradient when the sum claimed it, see
+/// argument_state); by the persistent shared nodes reached, in `gathered`. Its sweep scales them by
+/// the adjoint that arrives: what a hand-written adjoint of the loop does.
 template <class T>
 struct accumulator : immediate_target {
     frame<T>* owner;

@@ -1,5 +1,5 @@
-// zerograd/expr/frame.hpp: the call's frame, what one zg::grad call keeps beside the trees: the
-// subexpressions its lambda uses several times (each kept once, swept once), the records of its
+// zerograd/expr/runtime/frame.hpp: the call's frame, what one zg::grad call keeps beside the trees:
+// the subexpressions its lambda uses several times (each kept once, swept once), the records of its
 // reductions, and the bookkeeping of its vector arguments' gradients.
 #pragma once
 
@@ -7,7 +7,8 @@
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/scalar.hpp"
 #include "zerograd/core/thread_object.hpp"
-#include "zerograd/expr/arena.hpp"
+#include "zerograd/expr/runtime/arena.hpp"
+#include "zerograd/expr/runtime/nodes.hpp"
 #include "zerograd/expr/describe.hpp"
 #include "zerograd/expr/expression.hpp"
 
@@ -66,7 +67,7 @@ constexpr void sweep_list(shared_base<T>* last, shared_base<T>* stop, sweep_cont
 }
 
 /// The shared nodes made outside an element function that a reduction's elements reached while
-/// it swept them as it was built (zerograd/expr/map_reduce.hpp): each with the adjoint it
+/// it swept them as it was built (zerograd/expr/runtime/map_reduce.hpp): each with the adjoint it
 /// gathered then, which the reduction's own sweep scales and passes on.
 template <class T>
 struct gathered_use {
@@ -103,9 +104,9 @@ struct argument_state {
     T scale{};              // the adjoints that reached the claimant
 };
 
-/// A reduction that sweeps its elements as it builds them (zerograd/expr/map_reduce.hpp): nodes
-/// built meanwhile write into its record, which `reach` gives partials for the vector arguments
-/// they reach before anything is written.
+/// A reduction that sweeps its elements as it builds them (zerograd/expr/runtime/map_reduce.hpp):
+/// nodes built meanwhile write into its record, which `reach` gives partials for the vector
+/// arguments they reach before anything is written.
 struct immediate_target {
     void (*reach)(immediate_target&, std::uint64_t vectors);
     std::uint64_t reached = 0; // the vector arguments it has partials for
