@@ -217,9 +217,20 @@ ZG_INLINE constexpr const T& value_at(const Node& node, const T* values) {
         return node.value;
 }
 
+/// A node of an expression's tree: an operation (operands_of lists its operands: unary_expr,
+/// binary_expr, select_expr), whose value is computed into the tree's slots, or an end, which
+/// holds its value (or its shared node's). The sweep of an end is where its adjoint goes:
+/// visit_end for the leaves, constants and elements here and for the runtime layer's ends
+/// (runtime/nodes.hpp), or the end's own backward for a reduction, whose sweep walks its elements.
+template <class N>
+concept Node = requires { typename N::value_type; } &&
+               (is_operation<N> || requires(const N& n) {
+                   value_at(n, static_cast<const typename N::value_type*>(nullptr));
+               });
+
 /// Computes the values of the tree's operations into values[0], values[1], ...
-template <class Node, class T>
-ZG_INLINE constexpr void evaluate(const Node& node, T* values) {
+template <Node N, class T>
+ZG_INLINE constexpr void evaluate(const N& node, T* values) {
     if constexpr (requires { node.l; }) {
         T* r_values = values + slot_count<decltype(node.l)>;
         evaluate(node.l, values);

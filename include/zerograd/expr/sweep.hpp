@@ -40,6 +40,17 @@ ZG_INLINE constexpr void backward_end(const Node& node, const T& adjoint, Sink& 
 
 // ---- The chain rule -----------------------------------------------------------------------------
 
+/// Where a sweep puts the adjoints that reach the leaves: scalar argument I (leaf<I>), the scalar
+/// argument of runtime index i that zg::jacobian's leaves are (add_scalar), element k of vector
+/// argument I (element<I>). The runtime layer's sinks take its ends' adjoints too: a shared node's,
+/// a scan's states and inputs, a reduction loop's accumulators (runtime/sinks.hpp).
+template <class S, class T>
+concept Sink = requires(S& sink, const T& adjoint, std::size_t i) {
+    sink.template leaf<0>(adjoint);
+    sink.add_scalar(i, adjoint);
+    sink.template element<0>(i, adjoint);
+};
+
 /// Adds `adjoint` times each local partial into the node's operands, recursively: the node's
 /// slots start at `values`. Strong: the node is below an operation whose partials may be
 /// infinite (zg::unbounded_partials), so the adjoint may be infinite and a zero partial must
@@ -84,10 +95,9 @@ ZG_APART constexpr void sweep_tree_apart(const Node& node, const T* values, cons
 
 /// The sweep of a tree from its root: where it is used, or apart for a large tree (see
 /// inline_slots).
-template <bool Strong = false, class Node, class T, class Sink>
-ZG_INLINE constexpr void sweep_tree(const Node& node, const T* values, const T& adjoint,
-                                    Sink& sink) {
-    if constexpr (slot_count<Node> > inline_slots)
+template <bool Strong = false, Node N, class T, Sink<T> S>
+ZG_INLINE constexpr void sweep_tree(const N& node, const T* values, const T& adjoint, S& sink) {
+    if constexpr (slot_count<N> > inline_slots)
         sweep_tree_apart<Strong>(node, values, adjoint, sink);
     else
         backward<Strong>(node, values, adjoint, sink);

@@ -16,7 +16,6 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <limits>
 #include <memory>
 #include <new>
@@ -219,11 +218,9 @@ public:
 
     /// Entered while a reduction calls its element function: nodes built there belong to it.
     /// `immediate`: the reduction sweeps each element as it is built, into a record of its own.
-    /// An exception leaving the element function marks the frame abandoned (see abandoned()).
     struct element_scope {
         frame& owner;
         immediate_target* previous;
-        int exceptions = std::uncaught_exceptions();
         element_scope(frame& f, immediate_target* immediate) : owner(f), previous(f.immediate_) {
             ++owner.depth_;
             if (immediate != nullptr) owner.immediate_ = immediate;
@@ -233,10 +230,20 @@ public:
         ~element_scope() {
             --owner.depth_;
             owner.immediate_ = previous;
-            if (std::uncaught_exceptions() > exceptions) owner.abandoned_ = true;
         }
     };
 
+    /// Calls body, which calls element functions: an exception from them marks the frame
+    /// abandoned on its way out. (A handler costs nothing until something is thrown.)
+    template <class Body>
+    ZG_INLINE decltype(auto) guarded(Body&& body) {
+        try {
+            return body();
+        } catch (...) {
+            abandoned_ = true;
+            throw;
+        }
+    }
     /// Whether an exception left an element function (of zg::sum(range, fn), zg::log_sum_exp(range,
     /// fn), zg::scan) during the call. The elements differentiated before it cannot be taken
     /// back: if f caught it and returned, the call reports it (see check_not_abandoned).

@@ -411,11 +411,10 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
         auto* swept =
             ::new (f.template scratch<accumulator<T>>(1)) accumulator<T>(f, leaves_of<E0>.vectors);
         sweep_context<T> context = swept->context();
-        T value;
-        {
+        const T value = f.guarded([&] {
             typename frame<T>::element_scope scope(f, swept);
-            value = sweep_as_built<T, E0>(f, elements, fn, context);
-        }
+            return sweep_as_built<T, E0>(f, elements, fn, context);
+        });
         swept->collect();
         return make(mapped_expr<T, call_of<E0>>{value, swept, nullptr}, &f);
     }
@@ -426,7 +425,7 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
         auto* kept = record->elements = f.template scratch<typename record_type::element>(n);
         record->scope_stop = f.scoped_last();
         T sum(0);
-        {
+        f.guarded([&] {
             typename frame<T>::element_scope scope(f, nullptr);
             elements.for_each(f, [&](auto&& x, std::size_t k) {
                 const auto& result = call_element(fn, std::forward<decltype(x)>(x), k);
@@ -434,7 +433,7 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
                 kept[k].values = evaluated(kept[k].tree_of);
                 sum += value_at(kept[k].tree_of, kept[k].values.data());
             });
-        }
+        });
         record->scope_last = f.scoped_last();
         f.touch(leaves_of<tree>.vectors);
         if constexpr (Kind == reduction_kind::sum) {
@@ -465,33 +464,17 @@ using element_tree_of = decltype(tree_from<T>(
 /// A map-reduce over data or an index range where the call its elements belong to keeps no
 /// frame, or keeps one that is not the current one: in a call whose result does not use it (see
 /// frameless in grad.hpp), or in a call inside another whose f reduces the outer call's leaves
-/// alone (constants there). Its value is read (a comparison), never swept: its value alone.
-template <reduction_kind Kind, class T, class Range, class Fn>
-auto map_reduce_value(const Range& range, Fn& fn) {
-    using E0 = element_tree_of<T, Range, Fn>;
-    std::vector<T> terms;
-    terms.reserve(range_size(range));
-    frame<T>* owner = nullptr; // the call's, from fn's leaves: where data mixed in is copied
-    std::size_t k = 0;
-    for (auto&& x : range) {
-        const auto result = call_element(fn, x, k++);
-        if constexpr (Expression<decltype(result)>)
-            if (owner == nullptr) owner = result.owner;
-        const auto tree = tree_from<T>(result);
-        terms.push_back(value_at(tree, evaluated(tree).data()));
-    }
-    T value(0);
-    if constexpr (Kind == reduction_kind::sum) {
-        for (const T& term : terms)
-            value += term;
-    } else {
-        std::vector<T> exponentials(terms.size());
-        T total;
-        value = reduction_rules::log_sum_exp_terms(
-            terms.size(), [&](std::size_t i) -> const T& { return terms[i]; },
-            exponentials.data(), 1, total);
-    }
-    return make(mapped_expr<T, call_of<E0>>{value, nullptr, nullptr}, owner);
+/// alone (constants there). Its value is read (a comparison), never swept: it is built in a frame
+/// of its own that keeps its elements and sweeps nothing, and its value alone is kept. (Through
+/// map_reduce, as every map-reduce: a second place that calls fn would keep g++ from inlining
+/// fn into the loops, which it does for a function called from one place.)
+template <reduction_kind Kind, class T, class Elements, class Fn>
+[[gnu::cold, gnu::noinline]] auto map_reduce_value(const Elements& elements, Fn& fn) {
+    std::array<argument_state<T>, 64> arguments{}; // any vector argument's bit, none swept
+    frame<T> scratch(arguments, nullptr);
+    typename frame<T>::element_scope scope(scratch, nullptr); // inside: keeps, sweeps nothing
+    const auto kept = map_reduce<Kind>(scratch, elements, fn);
+    return expression<typename decltype(kept)::tree_type>{{kept.tree.value, nullptr, nullptr}};
 }
 
 template <reduction_kind Kind, class Range, class Fn>
@@ -504,7 +487,7 @@ auto map_reduce_verb(const Range& range, Fn& fn, std::string_view call) {
         using F = call_of<element_tree_of<T, Range, Fn>>;
         frame<T>* f = current_frame<T>;
         if (f == nullptr || (!std::is_same_v<F, no_call> && f->call() != id_of<F>))
-            return map_reduce_value<Kind, T>(range, fn);
+            return map_reduce_value<Kind, T>(elements_of<Range>{range}, fn);
         return map_reduce<Kind>(*f, elements_of<Range>{range}, fn);
     }
 }

@@ -124,6 +124,10 @@ struct row_recurrence : shared_base<T> {
             row[2 + std::popcount(Leaves & ((std::uint64_t{1} << I) - 1))] += adjoint;
         }
         ZG_INLINE void slot(const slot_expr<T>& s, const T& adjoint) { *s.adjoint += adjoint; }
+        // A row step has no argument of a runtime index and no vector element (row_end).
+        void add_scalar(std::size_t, const T&) {}
+        template <std::size_t I>
+        void element(std::size_t, const T&) {}
     };
 
     static void sweep_node(shared_base<T>& base, sweep_context<T>& context) {
@@ -224,7 +228,7 @@ auto scan_rows(frame<T>& f, const V& v, First& first, Step& step) {
     r->adjoints = f.template zeroed<T>(n);
     r->rows = f.template scratch<T>(n * width);
     const std::uint32_t depth = f.depth();
-    {
+    f.guarded([&] {
         typename frame<T>::element_scope scope(f, nullptr);
         // The state is carried in a local: read back from `states` after the stores of a step
         // (which may alias it), it would put a store and a load on the recurrence's chain.
@@ -245,7 +249,7 @@ auto scan_rows(frame<T>& f, const V& v, First& first, Step& step) {
                 state = swept(tree_from<T>(step(input{slot_expr<T>{state, row}, &f, depth}, vt)));
             states[t] = state;
         }
-    }
+    });
     f.touch(leaves_of<tree_of<V>>.vectors);
     r->block.adjoints = r->adjoints;
     r->block.length = n;
@@ -273,7 +277,7 @@ auto scan_trees(frame<T>& f, const V& v, First& first, Step& step) {
     r->scope_ends = f.template scratch<shared_base<T>*>(n);
     r->scope_stop = f.scoped_last();
     const std::uint32_t depth = f.depth();
-    {
+    f.guarded([&] {
         typename frame<T>::element_scope scope(f, nullptr);
         const auto element_at = [&](std::size_t t) {
             return element{v.tree.template element<false, 0>(t), &f, depth + 1};
@@ -293,7 +297,7 @@ auto scan_trees(frame<T>& f, const V& v, First& first, Step& step) {
             r->states[t] = state;
             r->scope_ends[t] = f.scoped_last();
         }
-    }
+    });
     f.touch((leaves_of<first_tree> | leaves_of<step_tree>).vectors);
     r->block.adjoints = r->adjoints;
     r->block.length = n;
