@@ -94,14 +94,29 @@ constexpr shared_base<typename Tree::value_type>* shared_of(const expression<Tre
 
 
 /// What an operation holds for its operand e: for a named expression worth sharing (an lvalue,
-/// so it may be used again), a pointer to its shared node; else e's tree, copied.
+/// so it may be used again), a pointer to its shared node; else e's tree, copied. A map-reduce is
+/// a handle to what it keeps, copied into each use; but a named one used inside an element
+/// function deeper than where it was made (a sum that every element of another sum uses) is
+/// swept through a shared node, once, not once per element of the other sum.
 template <class E>
 ZG_INLINE constexpr auto operand(E&& e) {
     using Tree = tree_of<E>;
-    if constexpr (std::is_lvalue_reference_v<E> && worth_sharing<Tree>)
-        return shared_expr<typename Tree::value_type, call_of<Tree>>{shared_of(e)};
-    else
+    if constexpr (requires { Tree::handle; }) {
+        if constexpr (std::is_lvalue_reference_v<E>) {
+            if (e.owner != nullptr && e.owner->depth() > e.depth) {
+                Tree promoted = e.tree;
+                promoted.swept = nullptr;
+                promoted.kept = nullptr;
+                promoted.record = shared_of(e);
+                return promoted;
+            }
+        }
         return e.tree;
+    } else if constexpr (std::is_lvalue_reference_v<E> && worth_sharing<Tree>) {
+        return shared_expr<typename Tree::value_type, call_of<Tree>>{shared_of(e)};
+    } else {
+        return e.tree;
+    }
 }
 
 /// The frame an operation's result belongs to: its operands', the first that has one.

@@ -233,12 +233,13 @@ frame<T>& map_frame(frame<T>* owner, std::string_view call) {
 enum class reduction_kind { sum, log_sum_exp };
 
 
-/// A map-reduce kept in the frame: what it kept to sweep, the accumulator of a sum swept as it
-/// was built, or its elements' trees and values, the parts hoisted out of them and the shared
-/// nodes they made.
+/// The elements of a map-reduce kept to be swept when its adjoint arrives: their trees and
+/// values, the parts hoisted out of them (see hoist.hpp), and for a log-sum-exp its terms
+/// exp(v_k - largest) and their total. Its sweep is inlined into the sweep of the tree that uses
+/// it: a sum inside an element function is a loop inside the enclosing element's sweep, as a
+/// hand-written adjoint nests its loops.
 template <class T, class E0>
-struct mapped_record : shared_base<T> {
-    static constexpr std::string_view name = "map-reduce";
+struct kept_elements {
     using parts_type = hoisted_parts<T, E0>;
     using tree = typename parts_type::tree; // an element's tree, hoisted parts replaced
     struct element {
@@ -250,6 +251,46 @@ struct mapped_record : shared_base<T> {
     element* elements = nullptr;
     T* terms = nullptr; // a log-sum-exp's exp(v_k - largest); null for a sum
     T total{};          // ... and their sum
+
+    template <bool Strong, class Sink>
+    ZG_INLINE void sweep(const T& incoming, Sink& sink) const {
+        if (terms == nullptr) {
+            sweep_elements<Strong>(sink, [&](std::size_t) { return incoming; });
+        } else {
+            const T scale = incoming / total;
+            sweep_elements<Strong>(sink, [&](std::size_t k) {
+                if constexpr (Strong)
+                    return zg::detail::chain(incoming, terms[k] / total);
+                else
+                    return scale * terms[k];
+            });
+        }
+    }
+
+    /// Element k with adjoint_of(k), then the hoisted parts.
+    template <bool Strong, class Sink, class AdjointOf>
+    ZG_INLINE void sweep_elements(Sink& sink, AdjointOf adjoint_of) const {
+        loop_sink<T, leaves_of<tree>.scalars, 0, parts_type::count, Sink> loop(sink);
+        for (std::size_t k = 0; k < count; ++k) {
+            // A term of a log-sum-exp with weight 0 (-inf, a masked row) passes nothing, even
+            // through an infinite partial: as the tape's sweep skips a zero adjoint.
+            const T element_adjoint = adjoint_of(k);
+            if (!zg::detail::is_zero(element_adjoint)) [[likely]]
+                sweep_tree<Strong>(elements[k].tree_of, elements[k].values.data(), element_adjoint,
+                                   loop);
+        }
+        loop.finish();
+        parts.sweep(loop.hoisted_totals, sink);
+    }
+};
+
+/// A map-reduce outside element functions that keeps its elements (a log-sum-exp): a record of
+/// the frame, whose uses gather its adjoint and which is swept once, after all of them, with the
+/// nodes its elements made.
+template <class T, class E0>
+struct mapped_record : shared_base<T> {
+    static constexpr std::string_view name = "map-reduce";
+    kept_elements<T, E0> kept;
     shared_base<T>* scope_last = nullptr;
     shared_base<T>* scope_stop = nullptr;
 
@@ -261,43 +302,12 @@ struct mapped_record : shared_base<T> {
         const T adjoint = std::exchange(self.adjoint, T(0));
         if (!zg::detail::is_zero(adjoint)) {
             if (zg::detail::is_finite(adjoint))
-                self.template sweep_with<false>(adjoint, context);
+                self.kept.template sweep<false>(adjoint, context);
             else
-                self.template sweep_with<true>(adjoint, context);
+                self.kept.template sweep<true>(adjoint, context);
         }
         if (self.scope_last != self.scope_stop)
             sweep_list(self.scope_last, self.scope_stop, context);
-    }
-
-    template <bool Strong>
-    void sweep_with(const T& incoming, sweep_context<T>& context) const {
-        if (terms == nullptr) {
-            sweep_elements<Strong>(context, [&](std::size_t) { return incoming; });
-        } else {
-            const T scale = incoming / total;
-            sweep_elements<Strong>(context, [&](std::size_t k) {
-                if constexpr (Strong)
-                    return zg::detail::chain(incoming, terms[k] / total);
-                else
-                    return scale * terms[k];
-            });
-        }
-    }
-
-    /// The sweep of kept elements: element k with adjoint_of(k), then the hoisted parts.
-    template <bool Strong, class AdjointOf>
-    void sweep_elements(sweep_context<T>& context, AdjointOf adjoint_of) const {
-        loop_sink<T, leaves_of<tree>.scalars, 0, parts_type::count, sweep_context<T>> loop(context);
-        for (std::size_t k = 0; k < count; ++k) {
-            // A term of a log-sum-exp with weight 0 (-inf, a masked row) passes nothing, even
-            // through an infinite partial: as the tape's sweep skips a zero adjoint.
-            const T element_adjoint = adjoint_of(k);
-            if (!zg::detail::is_zero(element_adjoint)) [[likely]]
-                sweep_tree<Strong>(elements[k].tree_of, elements[k].values.data(), element_adjoint,
-                                   loop);
-        }
-        loop.finish();
-        parts.sweep(loop.hoisted_totals, context);
     }
 };
 
@@ -370,27 +380,39 @@ template <class T, class E0, class Elements, class Fn>
 
 } // namespace detail
 
-/// A map-reduce in the tree that uses it: a sum swept as it was built, whose sweep scales what
-/// its accumulator kept, or a record of the frame that kept its elements (swept after all its
-/// uses, with the nodes its elements made). One type for both, as a call site may run at either
-/// depth.
-template <class T, class F>
+/// A map-reduce in the tree that uses it, one of: a sum outside element functions, swept as it
+/// was built, whose sweep scales what its accumulator kept (`swept`); a record of the frame that
+/// kept its elements (`record`: outside element functions, a log-sum-exp); or, inside an element
+/// function, its kept elements themselves (`kept`), swept where the tree that uses it is, as one
+/// more loop. One type for all, as a call site may run at either depth. A use of it inside a
+/// deeper element function (a sum used by every element of a sum beside it) is a record instead,
+/// so that its elements are swept once, not once per element (see detail::operand).
+template <class T, class F, class Kept>
 struct mapped_expr {
     using value_type = T;
     using call = F;
     static constexpr std::string_view name = "map-reduce";
+    static constexpr bool handle = true; // copied into its uses (see detail::operand)
     T value;
     const detail::accumulator<T>* swept;
-    shared_base<T>* record; // where it kept its elements
+    shared_base<T>* record;
+    const Kept* kept;
 
     template <bool Strong, class Sink>
     ZG_INLINE constexpr void backward(const T& adjoint, Sink& sink) const {
-        if (swept != nullptr)
+        if (kept != nullptr)
+            kept->template sweep<Strong>(adjoint, sink);
+        else if (swept != nullptr)
             swept->template pass<Strong>(adjoint, sink);
-        else if (record != nullptr) // (null: a value alone, see map_reduce_value)
+        else if (record != nullptr) // (none: a value alone, see map_reduce_value)
             sink.shared(*record, adjoint);
     }
 };
+
+template <class Node>
+inline constexpr bool is_mapped = false;
+template <class T, class F, class Kept>
+inline constexpr bool is_mapped<mapped_expr<T, F, Kept>> = true;
 
 namespace detail {
 
@@ -399,12 +421,14 @@ template <reduction_kind Kind, class T, class Elements, class Fn>
 auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
     using argument = typename Elements::argument;
     using E0 = decltype(tree_from<T>(call_element(fn, std::declval<argument>(), std::size_t{})));
+    using kept_type = kept_elements<T, E0>;
     using record_type = mapped_record<T, E0>;
-    using tree = typename record_type::tree;
+    using tree = typename kept_type::tree;
+    using node = mapped_expr<T, call_of<E0>, kept_type>;
     const std::size_t n = elements.size();
     if (n == 0) {
         shared_base<T>* empty = empty_reduction<T>(Kind == reduction_kind::log_sum_exp);
-        return make(mapped_expr<T, call_of<E0>>{empty->value, nullptr, empty}, &f);
+        return make(node{empty->value, nullptr, empty, nullptr}, &f);
     }
     if (Kind == reduction_kind::sum && f.depth() == 0) {
         // Swept as built, into an accumulator.
@@ -416,43 +440,40 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
             return sweep_as_built<T, E0>(f, elements, fn, context);
         });
         swept->collect();
-        return make(mapped_expr<T, call_of<E0>>{value, swept, nullptr}, &f);
+        return make(node{value, swept, nullptr, nullptr}, &f);
     }
-    auto* record = ::new (f.template place<record_type>()) record_type;
-    {
-        // Kept: each element's tree and values, swept when the adjoint arrives.
-        record->count = n;
-        auto* kept = record->elements = f.template scratch<typename record_type::element>(n);
-        record->scope_stop = f.scoped_last();
-        T sum(0);
-        f.guarded([&] {
-            typename frame<T>::element_scope scope(f, nullptr);
-            elements.for_each(f, [&](auto&& x, std::size_t k) {
-                const auto& result = call_element(fn, std::forward<decltype(x)>(x), k);
-                ::new (&kept[k].tree_of) tree(record->parts.element(k, tree_in<T>(result)));
-                kept[k].values = evaluated(kept[k].tree_of);
-                sum += value_at(kept[k].tree_of, kept[k].values.data());
-            });
+    // Kept: each element's tree and values, swept when the adjoint arrives. Outside element
+    // functions in a record of the frame; inside one, where the enclosing element's scope keeps
+    // what its elements made, and sweeps it after the element's tree, with this map-reduce in it.
+    const bool outside = f.depth() == 0;
+    record_type* record = outside ? ::new (f.template place<record_type>()) record_type : nullptr;
+    kept_type* kept = outside ? &record->kept : ::new (f.template scratch<kept_type>(1)) kept_type;
+    kept->count = n;
+    auto* elements_kept = kept->elements = f.template scratch<typename kept_type::element>(n);
+    if (outside) record->scope_stop = f.scoped_last();
+    T value(0);
+    f.guarded([&] {
+        typename frame<T>::element_scope scope(f, nullptr);
+        elements.for_each(f, [&](auto&& x, std::size_t k) {
+            const auto& result = call_element(fn, std::forward<decltype(x)>(x), k);
+            ::new (&elements_kept[k].tree_of) tree(kept->parts.element(k, tree_in<T>(result)));
+            elements_kept[k].values = evaluated(elements_kept[k].tree_of);
+            value += value_at(elements_kept[k].tree_of, elements_kept[k].values.data());
         });
-        record->scope_last = f.scoped_last();
-        f.touch(leaves_of<tree>.vectors);
-        if constexpr (Kind == reduction_kind::sum) {
-            record->value = sum;
-        } else {
-            const auto term = [&](std::size_t k) {
-                return value_at(kept[k].tree_of, kept[k].values.data());
-            };
-            record->terms = f.template scratch<T>(n);
-            record->value =
-                reduction_rules::log_sum_exp_terms(n, term, record->terms, 1, record->total);
-        }
+    });
+    f.touch(leaves_of<tree>.vectors);
+    if constexpr (Kind == reduction_kind::log_sum_exp) {
+        const auto term = [&](std::size_t k) {
+            return value_at(elements_kept[k].tree_of, elements_kept[k].values.data());
+        };
+        kept->terms = f.template scratch<T>(n);
+        value = reduction_rules::log_sum_exp_terms(n, term, kept->terms, 1, kept->total);
     }
+    if (!outside) return make(node{value, nullptr, nullptr, kept}, &f);
+    record->scope_last = f.scoped_last();
+    record->value = value;
     f.keep(record);
-    // Inside an element function its elements' nodes precede it in the scoped list: the list
-    // passes over them to the node before, as the record sweeps them (sweep_node), so that each
-    // is visited once however deep the nesting.
-    if (f.depth() > 0) record->previous = record->scope_stop;
-    return make(mapped_expr<T, call_of<E0>>{record->value, nullptr, record}, &f);
+    return make(node{value, nullptr, record, nullptr}, &f);
 }
 
 /// The tree fn gives for the elements of Range, in a frame of scalar T.
@@ -474,7 +495,7 @@ template <reduction_kind Kind, class T, class Elements, class Fn>
     frame<T> scratch(arguments, nullptr);
     typename frame<T>::element_scope scope(scratch, nullptr); // inside: keeps, sweeps nothing
     const auto kept = map_reduce<Kind>(scratch, elements, fn);
-    return expression<typename decltype(kept)::tree_type>{{kept.tree.value, nullptr, nullptr}};
+    return expression<typename decltype(kept)::tree_type>{{kept.tree.value, nullptr, nullptr, nullptr}};
 }
 
 template <reduction_kind Kind, class Range, class Fn>
