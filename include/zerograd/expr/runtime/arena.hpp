@@ -28,14 +28,19 @@ public:
         std::size_t size;
     };
 
-    /// A free block of at least `bytes`.
+    /// The smallest free block of at least `bytes`: the first that fits could be one a later
+    /// request of the same call needs, which would then allocate on every other call.
     block take(std::size_t bytes) {
+        std::size_t best = free_.size();
         for (std::size_t i = 0; i < free_.size(); ++i)
-            if (free_[i].size >= bytes) {
-                const block found = free_[i];
-                free_.erase(free_.begin() + std::ptrdiff_t(i));
-                return found;
-            }
+            if (free_[i].size >= bytes &&
+                (best == free_.size() || free_[i].size < free_[best].size))
+                best = i;
+        if (best < free_.size()) {
+            const block found = free_[best];
+            free_.erase(free_.begin() + std::ptrdiff_t(best));
+            return found;
+        }
         const std::size_t size = std::max<std::size_t>(bytes, std::size_t{1} << 16);
         owned_.push_back(std::make_unique_for_overwrite<std::byte[]>(size));
         return {owned_.back().get(), size};
