@@ -26,6 +26,15 @@ inline bool close(double a, double b, double tolerance) {
     return std::abs(a - b) <= tolerance * std::max({1.0, std::abs(a), std::abs(b)});
 }
 
+/// Two vectors of one size whose elements are close (see close).
+inline bool all_close(const std::vector<double>& a, const std::vector<double>& b,
+                      double tolerance) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (!close(a[i], b[i], tolerance)) return false;
+    return true;
+}
+
 /// Sample points: near zero, moderate and large magnitudes, both signs; never a kink.
 inline const std::vector<double> points = {-300, -50, -3.7, -1.3, -0.7, -0.3, -1e-3,
                                            1e-3, 0.3, 0.7,  1.3,  3.7,  50,   300};

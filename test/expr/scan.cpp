@@ -92,13 +92,6 @@ sv_gradient stochastic_volatility_by_hand(double mu, double phi, double sigma,
     return g;
 }
 
-bool all_close(const std::vector<double>& a, const std::vector<double>& b, double tolerance) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (!laws::close(a[i], b[i], tolerance)) return false;
-    return true;
-}
-
 } // namespace
 
 TEST_CASE("zg::scan") {
@@ -143,7 +136,7 @@ TEST_CASE("zg::scan") {
                 return total + s[1] + s[2];
             },
             z));
-        CHECK(all_close(g, t, 1e-13));
+        CHECK(laws::all_close(g, t, 1e-13));
     }
     SUBCASE("sums over the states: scaled, with the input beside the states, one left out") {
         // Each sum keeps its partials by the states until its sweep; the one left out of the
@@ -169,7 +162,7 @@ TEST_CASE("zg::scan") {
             },
             z, 0.7);
         CHECK(laws::close(value, tape_value, 1e-13));
-        CHECK(all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
+        CHECK(laws::all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
         CHECK(laws::close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
     }
     SUBCASE("a leaf in the input and in the steps receives both adjoints") {
@@ -193,7 +186,7 @@ TEST_CASE("zg::scan") {
             },
             z, 0.7);
         CHECK(laws::close(value, tape_value, 1e-13));
-        CHECK(all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
+        CHECK(laws::all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
         CHECK(laws::close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
     }
     SUBCASE("recurrences of every length, odd and even, against the tape") {
@@ -225,7 +218,7 @@ TEST_CASE("zg::scan") {
                 },
                 x, 0.7);
             CHECK(laws::close(value, tape_value, 1e-13));
-            CHECK(all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
+            CHECK(laws::all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
             CHECK(laws::close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
         }
     }
@@ -238,7 +231,7 @@ TEST_CASE("zg::scan") {
         CHECK(laws::close(g_mu, expected.mu, 1e-13));
         CHECK(laws::close(g_phi, expected.phi, 1e-13));
         CHECK(laws::close(g_sigma, expected.sigma, 1e-13));
-        CHECK(all_close(g_h_std, expected.h_std, 1e-13));
+        CHECK(laws::all_close(g_h_std, expected.h_std, 1e-13));
 
         const auto [tape_value, tape_grad] =
             zg::tape::value_and_grad(stochastic_volatility_loop, mu, phi, sigma, z);
@@ -246,7 +239,7 @@ TEST_CASE("zg::scan") {
         CHECK(laws::close(std::get<0>(tape_grad), g_mu, 1e-13));
         CHECK(laws::close(std::get<1>(tape_grad), g_phi, 1e-13));
         CHECK(laws::close(std::get<2>(tape_grad), g_sigma, 1e-13));
-        CHECK(all_close(std::get<3>(tape_grad), g_h_std, 1e-13));
+        CHECK(laws::all_close(std::get<3>(tape_grad), g_h_std, 1e-13));
 
         const double h = 1e-6;
         const auto at = [&](double m, double p, double s) {
@@ -277,7 +270,7 @@ TEST_CASE("zg::scan") {
             },
             z, 0.7);
         CHECK(laws::close(value, tape_value, 1e-13));
-        CHECK(all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
+        CHECK(laws::all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
         CHECK(laws::close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
     }
     SUBCASE("steps that name an intermediate, or use one named outside, against the tape") {
@@ -307,7 +300,7 @@ TEST_CASE("zg::scan") {
             },
             z, 0.7);
         CHECK(laws::close(value, tape_value, 1e-13));
-        CHECK(all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
+        CHECK(laws::all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
         CHECK(laws::close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
     }
     SUBCASE("no allocation after the first call beyond the returned gradient") {

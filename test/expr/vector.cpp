@@ -18,12 +18,6 @@ namespace {
 
 const std::vector<double> x{0.5, -1.25, 2.0, 0.75};
 
-bool all_close(const std::vector<double>& a, const std::vector<double>& b, double tolerance) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (!laws::close(a[i], b[i], tolerance)) return false;
-    return true;
-}
 } // namespace
 
 TEST_CASE("reductions of a vector leaf") {
@@ -34,8 +28,8 @@ TEST_CASE("reductions of a vector leaf") {
     }
     SUBCASE("prod, without and with zeros") {
         const auto g = std::get<0>(zg::grad([](auto v) { return zg::prod(v); }, x));
-        CHECK(all_close(g, {-1.25 * 2 * 0.75, 0.5 * 2 * 0.75, 0.5 * -1.25 * 0.75, 0.5 * -1.25 * 2},
-                        1e-15));
+        CHECK(laws::all_close(
+            g, {-1.25 * 2 * 0.75, 0.5 * 2 * 0.75, 0.5 * -1.25 * 0.75, 0.5 * -1.25 * 2}, 1e-15));
         const std::vector<double> one_zero{2.0, 0.0, 3.0}, two_zeros{0.0, 5.0, 0.0};
         CHECK(std::get<0>(zg::grad([](auto v) { return zg::prod(v); }, one_zero)) ==
               std::vector<double>{0.0, 6.0, 0.0});
@@ -48,8 +42,8 @@ TEST_CASE("reductions of a vector leaf") {
             zg::value_and_grad([](auto v) { return zg::log_sum_exp(v); }, large);
         const double total = std::exp(-1.0) + 1 + std::exp(-2.0);
         CHECK(laws::close(value, 1001 + std::log(total), 1e-15));
-        CHECK(all_close(std::get<0>(grad),
-                        {std::exp(-1.0) / total, 1 / total, std::exp(-2.0) / total}, 1e-14));
+        CHECK(laws::all_close(std::get<0>(grad),
+                              {std::exp(-1.0) / total, 1 / total, std::exp(-2.0) / total}, 1e-14));
     }
     SUBCASE("mean, norm, dot") {
         const double n = std::sqrt(0.25 + 1.5625 + 4 + 0.5625);
@@ -57,7 +51,7 @@ TEST_CASE("reductions of a vector leaf") {
             zg::grad([](auto v) { return zg::mean(v) + zg::norm(v) + zg::dot(v, v); }, x));
         std::vector<double> expected;
         for (double xi : x) expected.push_back(0.25 + xi / n + 2 * xi);
-        CHECK(all_close(g, expected, 1e-14));
+        CHECK(laws::all_close(g, expected, 1e-14));
     }
     SUBCASE("norm neither overflows nor underflows, and its gradient at zero is 0") {
         for (double magnitude : {1e200, 1e-200, 3.0}) {
@@ -65,7 +59,8 @@ TEST_CASE("reductions of a vector leaf") {
             const std::vector<double> v{magnitude, -2 * magnitude};
             const auto [value, grad] = zg::value_and_grad([](auto u) { return zg::norm(u); }, v);
             CHECK(laws::close(value, std::sqrt(5.0) * magnitude, 1e-15));
-            CHECK(all_close(std::get<0>(grad), {1 / std::sqrt(5.0), -2 / std::sqrt(5.0)}, 1e-15));
+            CHECK(laws::all_close(std::get<0>(grad), {1 / std::sqrt(5.0), -2 / std::sqrt(5.0)},
+                                  1e-15));
         }
         const std::vector<double> zeros{0.0, 0.0};
         const auto [value, grad] = zg::value_and_grad([](auto u) { return zg::norm(u); }, zeros);
@@ -89,7 +84,7 @@ TEST_CASE("reductions of a vector leaf") {
             CHECK(laws::close(value, squares * sum + sum, 1e-14));
             std::vector<double> expected;
             for (double vk : v) expected.push_back(2 * vk * sum + squares + 1);
-            CHECK(all_close(std::get<0>(grad), expected, 1e-13));
+            CHECK(laws::all_close(std::get<0>(grad), expected, 1e-13));
         }
     }
 }
@@ -109,8 +104,8 @@ TEST_CASE("elementwise expressions with broadcast scalars, and mixed arguments")
     }
     CHECK(laws::close(value, expected_value, 1e-14));
     CHECK(laws::close(ds, expected_ds, 1e-14));
-    CHECK(all_close(dv, expected_dv, 1e-14));
-    CHECK(all_close(dw, expected_dw, 1e-14));
+    CHECK(laws::all_close(dv, expected_dv, 1e-14));
+    CHECK(laws::all_close(dw, expected_dw, 1e-14));
     CHECK_THROWS_AS(zg::grad(f, 1.5, x, std::vector<double>{1.0}), zg::shape_error);
     const auto dot = [](auto v, auto u) { return zg::dot(v, u); };
     CHECK_THROWS_WITH_AS(zg::grad(dot, x, std::vector{1.0}),
@@ -129,7 +124,7 @@ TEST_CASE("the standard benchmark functions against hand-derived gradients") {
         const auto g = std::get<0>(zg::grad(f, x));
         std::vector<double> expected;
         for (double yi : x) expected.push_back(-(yi + 0.56) / (1.37 * 1.37));
-        CHECK(all_close(g, expected, 1e-14));
+        CHECK(laws::all_close(g, expected, 1e-14));
     }
     SUBCASE("normal log-likelihood of data, by the mean and the scale") {
         const std::vector<double> data{0.3, -0.2, 1.4, 0.9, -1.1};
@@ -173,7 +168,7 @@ TEST_CASE("the standard benchmark functions against hand-derived gradients") {
             expected_db += residual / 1.2;
             expected_dsigma += residual * residual / 1.2 - 1 / 1.2;
         }
-        CHECK(all_close(dw, expected_dw, 1e-13));
+        CHECK(laws::all_close(dw, expected_dw, 1e-13));
         CHECK(laws::close(db, expected_db, 1e-13));
         CHECK(laws::close(dsigma, expected_dsigma, 1e-13));
         CHECK(std::isfinite(value));
@@ -189,7 +184,7 @@ TEST_CASE("expression mode and tape mode agree on reductions") {
     const auto [tape_value, tape_grad] = zg::tape::value_and_grad(f, 0.7, x);
     CHECK(laws::close(value, tape_value, 1e-13));
     CHECK(laws::close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
-    CHECK(all_close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
+    CHECK(laws::all_close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
 }
 
 TEST_CASE("a sum that writes its partials into the gradient, whoever else reaches it") {
@@ -203,8 +198,8 @@ TEST_CASE("a sum that writes its partials into the gradient, whoever else reache
         const auto [tape_value, tape_grad] = zg::tape::value_and_grad(tape_f, 0.7, x, w);
         CHECK(laws::close(value, tape_value, 1e-13));
         CHECK(laws::close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
-        CHECK(all_close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
-        CHECK(all_close(std::get<2>(grad), std::get<2>(tape_grad), 1e-13));
+        CHECK(laws::all_close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
+        CHECK(laws::all_close(std::get<2>(grad), std::get<2>(tape_grad), 1e-13));
     };
     const auto sum_of = [](std::size_t n, auto term) {
         zg::var total = 0.0;
@@ -312,13 +307,13 @@ TEST_CASE("slices: sums over neighbours, in both modes") {
         expected[i] += x[i + 1] + std::cos(x[i]);
         expected[i + 1] += x[i];
     }
-    CHECK(all_close(g, expected, 1e-15));
+    CHECK(laws::all_close(g, expected, 1e-15));
     const auto tape_dot = [n](std::span<const zg::var> v) {
         return zg::dot(zg::slice(v, 0, n - 1), zg::slice(v, 1, n - 1));
     };
     const auto expr_dot = [n](auto v) { return zg::dot(zg::slice(v, 0, n - 1), zg::slice(v, 1, n - 1)); };
-    CHECK(all_close(std::get<0>(zg::grad(expr_dot, x)), std::get<0>(zg::tape::grad(tape_dot, x)),
-                    1e-15));
+    CHECK(laws::all_close(std::get<0>(zg::grad(expr_dot, x)),
+                          std::get<0>(zg::tape::grad(tape_dot, x)), 1e-15));
     CHECK_THROWS_AS(zg::grad([](auto v) { return zg::sum(zg::slice(v, 2, 5)); }, x),
                     zg::shape_error);
 }
@@ -343,7 +338,7 @@ TEST_CASE("a zg::grad call inside f leaves the outer call's scratch arena intact
     }
     std::vector<double> expected;
     for (const double xi : x) expected.push_back(c * product / xi + std::exp(xi) / exp_total);
-    CHECK(all_close(std::get<0>(zg::grad(f, x)), expected, 1e-14));
+    CHECK(laws::all_close(std::get<0>(zg::grad(f, x)), expected, 1e-14));
 }
 
 TEST_CASE("a function that builds sums but returns a number has a zero gradient") {

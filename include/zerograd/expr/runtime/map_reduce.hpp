@@ -107,7 +107,8 @@ std::size_t range_size(const Range& range) {
     if constexpr (std::sized_sentinel_for<sentinel, iterator>) {
         const auto count = std::ranges::end(range) - std::ranges::begin(range);
         if (count < 0)
-            throw error("zg::sum(range, fn) / zg::log_sum_exp(range, fn): a range of " +
+            throw error("zg::sum(range, fn) / zg::log_sum_exp(range, fn) / zg::scan(range, "
+                        "first, step): a range of " +
                         std::to_string(static_cast<long long>(count)) +
                         " elements (an index range whose end comes before its start, such as "
                         "std::views::iota(0, n - 1) at n = 0)");
@@ -495,7 +496,8 @@ template <reduction_kind Kind, class T, class Elements, class Fn>
     frame<T> scratch(arguments, nullptr);
     typename frame<T>::element_scope scope(scratch, nullptr); // inside: keeps, sweeps nothing
     const auto kept = map_reduce<Kind>(scratch, elements, fn);
-    return expression<typename decltype(kept)::tree_type>{{kept.tree.value, nullptr, nullptr, nullptr}};
+    return expression<typename decltype(kept)::tree_type>{
+        {kept.tree.value, nullptr, nullptr, nullptr}};
 }
 
 template <reduction_kind Kind, class Range, class Fn>

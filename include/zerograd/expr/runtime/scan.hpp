@@ -30,57 +30,148 @@ namespace zg::expr {
 
 namespace detail {
 
-/// The recurrence a zg::scan evaluates as it is built: each step's tree and values, whose
-/// inputs are the previous state (a slot adding into that state's adjoint) and v's element.
-/// first and step may capture the lambda's leaves by reference, which die when the lambda
-/// returns, so the steps are kept rather than called again. The states' uses gather their
-/// adjoints per state; the recurrence is a shared node of the frame, swept after all its uses:
-/// backwards, each step's sweep adding into the previous state's adjoint, as a hand-written
-/// adjoint of the loop does.
+/// A state as first and step return it: one scalar, or a std::array or std::tuple of scalars
+/// (an LSTM cell's (h, c), a filter's mean and variance). `shaped` builds the same form from
+/// one expression per component, which is how step receives the previous state.
+template <class R>
+struct state_form {
+    static constexpr std::size_t size = 1;
+    static constexpr int kind = 0;
+    template <std::size_t K>
+    static const R& component(const R& r) {
+        return r;
+    }
+    template <class E, std::size_t... K>
+    static E shaped(const std::array<E, 1>& components, std::index_sequence<K...>) {
+        return components[0];
+    }
+};
+template <class E0, std::size_t S>
+struct state_form<std::array<E0, S>> {
+    static constexpr std::size_t size = S;
+    static constexpr int kind = 1;
+    template <std::size_t K>
+    static const E0& component(const std::array<E0, S>& r) {
+        return std::get<K>(r);
+    }
+    template <class E, std::size_t... K>
+    static std::array<E, S> shaped(const std::array<E, S>& components, std::index_sequence<K...>) {
+        return components;
+    }
+};
+template <class... E0>
+struct state_form<std::tuple<E0...>> {
+    static constexpr std::size_t size = sizeof...(E0);
+    static constexpr int kind = 2;
+    template <std::size_t K>
+    static const auto& component(const std::tuple<E0...>& r) {
+        return std::get<K>(r);
+    }
+    template <class E, std::size_t... K>
+    static auto shaped(const std::array<E, size>& components, std::index_sequence<K...>) {
+        return std::tuple{components[K]...};
+    }
+};
+
+/// A tree with its values, as a recurrence keeps each step.
+template <class Tree>
+struct evaluated_tree {
+    Tree tree;
+    values_of<Tree> values;
+    explicit evaluated_tree(const Tree& t) : tree(t), values(evaluated(t)) {}
+    typename Tree::value_type value() const { return value_at(tree, values.data()); }
+};
+
+/// The trees of a state of form R in a frame of scalar T, each with its values: a std::tuple of
+/// evaluated_tree, one per component.
+template <class T, class R, class = std::make_index_sequence<state_form<R>::size>>
+struct state_trees;
+template <class T, class R, std::size_t... K>
+struct state_trees<T, R, std::index_sequence<K...>> {
+    template <std::size_t J>
+    using tree = decltype(tree_from<T>(state_form<R>::template component<J>(std::declval<R>())));
+    using type = std::tuple<evaluated_tree<tree<K>>...>;
+    using call = typename join_calls<call_of<tree<K>>...>::type;
+    static constexpr bool scalars = (!vector_node<tree<K>> && ...);
+    static type make(const R& r) {
+        return type{
+            evaluated_tree<tree<K>>(tree_from<T>(state_form<R>::template component<K>(r)))...};
+    }
+};
+
+/// The leaves a recurrence's kept trees read.
+template <class Trees>
+inline constexpr leaf_set state_trees_leaves{};
+template <class... Tree>
+inline constexpr leaf_set state_trees_leaves<std::tuple<evaluated_tree<Tree>...>> =
+    (leaf_set{} | ... | leaves_of<Tree>);
+
+/// Calls step on the previous state and an element x, and its index t if step takes one.
+template <class Step, class P, class X>
+ZG_INLINE auto call_step(Step& step, const P& previous, X&& x, std::size_t t) {
+    if constexpr (std::is_invocable_v<Step&, const P&, X, std::size_t>)
+        return f_returns_one_type_so_branch_with_zg_select_or_use_tape_mode(
+            step, previous, std::forward<X>(x), t);
+    else
+        return f_returns_one_type_so_branch_with_zg_select_or_use_tape_mode(step, previous,
+                                                                            std::forward<X>(x));
+}
+
+/// The recurrence a zg::scan evaluates as it is built: each step's trees (one per component of
+/// the state) and values, whose inputs are the previous state (slots adding into `carry`) and
+/// the element. first and step may capture the lambda's leaves by reference, which die when the
+/// lambda returns, so the steps are kept rather than called again. The states' uses gather
+/// their adjoints per state; the recurrence is a shared node of the frame, swept after all its
+/// uses: backwards, each step's sweep adding into the previous state's adjoints, as a
+/// hand-written adjoint of the loop does.
 template <class T, class First, class Step>
 struct recurrence : shared_base<T> {
     static constexpr std::string_view name = "scan";
-    state_block<T> block{this, nullptr, 0};
+    static constexpr std::size_t size = std::tuple_size_v<Step>;
+    std::array<state_block<T>, size> blocks; // component k's states' adjoints
     std::size_t length = 0;
-    T* states = nullptr;
-    T* adjoints = nullptr; // gathered from the states' uses
+    T* states = nullptr;   // component k's at states + k * length
+    T* adjoints = nullptr; // ... gathered from the states' uses, laid out as states
+    std::array<T, size> carry{}; // the previous state's adjoints, from the step swept now
     std::optional<First> first;
-    values_of<First> first_values{};
     Step* steps = nullptr; // step t at steps[t - 1]
-    values_of<Step>* step_values = nullptr;
     shared_base<T>** scope_ends = nullptr; // the scoped list after each step (its shared nodes)
     shared_base<T>* scope_stop = nullptr;
 
-    /// Where a step's sweep puts adjoints: the previous state's in a register (`carry`), which
-    /// the next step (t - 1) adds to what that state's uses gathered; the rest as the loop's.
-    struct step_sink
-        : loop_sink<T, leaves_of<First>.scalars | leaves_of<Step>.scalars, 0, 0, sweep_context<T>> {
-        using loop_sink<T, leaves_of<First>.scalars | leaves_of<Step>.scalars, 0, 0,
-                        sweep_context<T>>::loop_sink;
-        const T* previous = nullptr;
-        T carry{};
-        ZG_INLINE void slot(const slot_expr<T>& s, const T& adjoint) {
-            if (s.adjoint == previous)
-                carry += adjoint;
-            else
-                *s.adjoint += adjoint; // a previous state a shared node holds
+    template <class Trees, class Sink>
+    static void sweep_step(const Trees& trees, const std::array<T, size>& adjoint, Sink& sink) {
+        [&]<std::size_t... K>(std::index_sequence<K...>) {
+            ((zg::detail::is_zero(adjoint[K])
+                  ? void()
+                  : sweep_at(std::get<K>(trees).tree, std::get<K>(trees).values.data(),
+                             adjoint[K], sink)),
+             ...);
         }
-    };
+        (std::make_index_sequence<size>{});
+    }
+
+    /// State t's adjoints: what its uses gathered and what step t + 1 passed back.
+    std::array<T, size> adjoint_at(std::size_t t) {
+        std::array<T, size> a;
+        for (std::size_t k = 0; k < size; ++k)
+            a[k] = std::exchange(adjoints[k * length + t], T(0)) + std::exchange(carry[k], T(0));
+        return a;
+    }
 
     static void sweep_node(shared_base<T>& base, sweep_context<T>& context) {
-        const auto& r = static_cast<const recurrence&>(base);
-        if (std::all_of(r.adjoints, r.adjoints + r.length, [](const T& a) { return a == T(0); }))
+        auto& r = static_cast<recurrence&>(base);
+        if (std::all_of(r.adjoints, r.adjoints + size * r.length,
+                        [](const T& a) { return a == T(0); }))
             return;
-        step_sink sink(context);
+        constexpr std::uint64_t leaves =
+            (state_trees_leaves<First> | state_trees_leaves<Step>).scalars;
+        loop_sink<T, leaves, 0, 0, sweep_context<T>> sink(context);
         for (std::size_t t = r.length; t-- > 1;) {
-            const T adjoint = std::exchange(r.adjoints[t], T(0)) + std::exchange(sink.carry, T(0));
-            sink.previous = r.adjoints + t - 1;
-            sweep_at(r.steps[t - 1], r.step_values[t - 1].data(), adjoint, sink);
+            sweep_step(r.steps[t - 1], r.adjoint_at(t), sink);
             if (r.scope_ends[t] != r.scope_ends[t - 1]) [[unlikely]]
                 sweep_list(r.scope_ends[t], r.scope_ends[t - 1], context);
         }
-        const T adjoint = std::exchange(r.adjoints[0], T(0)) + sink.carry;
-        sweep_at(*r.first, r.first_values.data(), adjoint, sink);
+        sweep_step(*r.first, r.adjoint_at(0), sink);
         if (r.scope_ends[0] != r.scope_stop) sweep_list(r.scope_ends[0], r.scope_stop, context);
         sink.finish();
     }
@@ -193,23 +284,44 @@ struct scan_expr {
     }
 };
 
-/// The states of the recurrence s_0 = first(v_0), s_t = step(s_{t-1}, v_t), as a vector
-/// expression. first and step are generic lambdas; they may capture the lambda's leaves by
-/// reference. A range of doubles is a constant vector. The AR(1) part of a stochastic-volatility
-/// model, h_t - mu = sigma z_t + phi (h_{t-1} - mu) with a stationary start:
-///
-///     auto d = zg::scan(sigma * z, [&](auto d0) { return d0 / sqrt(1 - square(phi)); },
-///                       [&](auto previous, auto dt) { return dt + phi * previous; });
-///     auto h = d + mu;
-///
-/// A scan's states are computed inside zg::grad (they live in its frame): the lambda must be
-/// called by zg::grad or zg::value_and_grad.
+/// The states of a recurrence whose state has several components (a std::array or std::tuple
+/// of scalars): `states[t]` is state t, in that form, and component K's states are a vector
+/// expression, `states.get<K>()`, which structured bindings give (`auto [h, c] = zg::scan(...)`).
+template <class T, class F, class Form>
+struct scan_states {
+    static constexpr std::size_t size_of_state = detail::state_form<Form>::size;
+    const state_block<T>* blocks; // component k's at blocks[k]
+    const T* states;              // component k's at states + k * length
+    std::size_t length;
+    frame<T>* owner;
+
+    constexpr std::size_t size() const { return length; }
+    /// State t: one scalar expression per component, as step receives the previous state.
+    auto operator[](std::size_t t) const {
+        if (t >= length) [[unlikely]]
+            detail::throw_no_element(t, length);
+        std::array<expression<state_expr<T, F>>, size_of_state> components;
+        for (std::size_t k = 0; k < size_of_state; ++k)
+            components[k] = detail::make(
+                state_expr<T, F>{states[k * length + t], t, blocks + k}, owner);
+        return detail::state_form<Form>::shaped(components,
+                                                std::make_index_sequence<size_of_state>{});
+    }
+    /// Component K's states, as a vector expression.
+    template <std::size_t K>
+    auto get() const {
+        static_assert(K < size_of_state, "zg::scan: the state has fewer components");
+        return detail::make(scan_expr<T, F>{blocks + K, states + K * length, 0, length}, owner);
+    }
+};
+
 namespace detail {
 
 /// The call of a scan's states: its input's, first's and step's.
 template <class V, class First, class Step>
 using scan_call =
     typename join_calls<call_of<tree_of<V>>, call_of<First>, call_of<Step>>::type;
+
 
 /// zg::scan's recurrence as rows of partials (see row_recurrence).
 template <class T, class V, class First, class Step>
@@ -257,88 +369,255 @@ auto scan_rows(frame<T>& f, const V& v, First& first, Step& step) {
     return make(scan_expr<T, scan_call<V, first_tree, step_tree>>{&r->block, states, 0, n}, &f);
 }
 
-/// zg::scan's recurrence as kept step trees (see recurrence), for steps that use shared nodes.
-template <class T, class V, class First, class Step>
-auto scan_trees(frame<T>& f, const V& v, First& first, Step& step) {
+/// What first and step receive for the elements of Range: a vector expression's element, a
+/// range's integer.
+template <class Range>
+using scan_element = typename element_argument<Range>::type;
+
+/// The types of a scan over Range: first's state and step's, of one form.
+template <class T, class Range, class First, class Step>
+struct scan_types {
+    using element = scan_element<Range>;
+    using first_result = decltype(call_element(std::declval<First&>(), std::declval<element>(),
+                                               std::size_t{}));
+    using form = state_form<first_result>;
+    static constexpr std::size_t size = form::size;
+    using input = expression<slot_expr<T>>; // a component of the previous state
+    using previous = decltype(form::shaped(std::declval<const std::array<input, size>&>(),
+                                           std::make_index_sequence<size>{}));
+    using step_result = decltype(call_step(std::declval<Step&>(), std::declval<const previous&>(),
+                                           std::declval<element>(), std::size_t{}));
+    static constexpr bool same_form =
+        state_form<step_result>::kind == form::kind && state_form<step_result>::size == size;
+    using first_trees = state_trees<T, first_result>;
+    using step_trees = state_trees<T, std::conditional_t<same_form, step_result, first_result>>;
+    using call = typename join_calls<typename first_trees::call,
+                                     typename step_trees::call>::type;
+};
+
+/// The call of a scan's input: a vector expression's, none for a range of integers.
+template <class Range>
+struct range_call {
+    using type = no_call;
+};
+template <class Range>
+requires vector_expression<Range>
+struct range_call<Range> {
+    using type = call_of<tree_of<Range>>;
+};
+
+/// A component of a state: a scalar expression or a number.
+template <class E>
+inline constexpr bool scalar_component = Number<std::remove_cvref_t<E>>;
+template <class E>
+requires Expression<E>
+inline constexpr bool scalar_component<E> = !vector_node<tree_of<E>>;
+
+/// Whether R is a state: a scalar, or a std::array or std::tuple of one or more scalars.
+template <class R>
+constexpr bool state_of_scalars() {
+    using form = state_form<std::remove_cvref_t<R>>;
+    if constexpr (form::kind == 0)
+        return scalar_component<R>;
+    else
+        return form::size > 0 && [&]<std::size_t... K>(std::index_sequence<K...>) {
+            return (scalar_component<decltype(form::template component<K>(
+                        std::declval<const std::remove_cvref_t<R>&>()))> &&
+                    ...);
+        }(std::make_index_sequence<form::size>{});
+}
+
+/// first's and step's results checked before anything is built from them: false (after a
+/// static_assert that says why) where they are not states of one form.
+template <class T, class Range, class First, class Step>
+constexpr bool scan_lambdas_fit() {
+    using element = scan_element<Range>;
+    constexpr bool first_takes = std::is_invocable_v<First&, element> ||
+                                 std::is_invocable_v<First&, element, std::size_t>;
+    static_assert(first_takes, "zg::scan(range, first, step): first must take an element of the "
+                               "range (and, optionally, its index t)");
+    if constexpr (!first_takes) {
+        return false;
+    } else {
+        using first_result = decltype(call_element(std::declval<First&>(),
+                                                   std::declval<element>(), std::size_t{}));
+        constexpr bool first_state = state_of_scalars<first_result>();
+        static_assert(first_state,
+                      "zg::scan(range, first, step): first must return a scalar expression or a "
+                      "number, or a std::array or std::tuple of them (a state of several "
+                      "scalars); for a vector of states, scan each component");
+        if constexpr (!first_state) {
+            return false;
+        } else {
+            using form = state_form<first_result>;
+            using input = expression<slot_expr<T>>;
+            using previous = decltype(form::shaped(
+                std::declval<const std::array<input, form::size>&>(),
+                std::make_index_sequence<form::size>{}));
+            constexpr bool step_takes =
+                std::is_invocable_v<Step&, const previous&, element> ||
+                std::is_invocable_v<Step&, const previous&, element, std::size_t>;
+            static_assert(step_takes,
+                          "zg::scan(range, first, step): step must take the previous state, in "
+                          "the form first returns it, and an element of the range (and, "
+                          "optionally, its index t)");
+            if constexpr (!step_takes) {
+                return false;
+            } else {
+                using step_result =
+                    decltype(call_step(std::declval<Step&>(), std::declval<const previous&>(),
+                                       std::declval<element>(), std::size_t{}));
+                constexpr bool step_state = state_of_scalars<step_result>() &&
+                                            state_form<step_result>::kind == form::kind &&
+                                            state_form<step_result>::size == form::size;
+                static_assert(step_state,
+                              "zg::scan(range, first, step): step must return the state in the "
+                              "form first returns it (a scalar, or a std::array or std::tuple of "
+                              "as many scalars)");
+                return step_state;
+            }
+        }
+    }
+}
+
+/// What a scan whose lambdas do not fit gives, so that the static_assert is the only error: the
+/// states of first's form where first can be called.
+template <class T, class Range, class First>
+struct unfit_scan {
+    using type = expression<scan_expr<T, no_call>>;
+};
+template <class T, class Range, class First>
+requires std::is_invocable_v<First&, scan_element<Range>> ||
+    std::is_invocable_v<First&, scan_element<Range>, std::size_t>
+struct unfit_scan<T, Range, First> {
+    using result = std::remove_cvref_t<decltype(call_element(
+        std::declval<First&>(), std::declval<scan_element<Range>>(), std::size_t{}))>;
+    using type = std::conditional_t<state_form<result>::kind == 0,
+                                    expression<scan_expr<T, no_call>>,
+                                    scan_states<T, no_call, result>>;
+};
+/// Declared only: called where a static_assert has already failed.
+template <class Result>
+Result after_static_assert();
+
+/// Whether a scan of a vector expression with a scalar state fits row_recurrence: step takes
+/// no index and its trees, and first's, are of numbers, inputs and operations only.
+template <class T, class First, class Step>
+constexpr bool row_scan() {
     using input = expression<slot_expr<T>>;
-    using element = expression<decltype(v.tree.template element<false, 0>(std::size_t{}))>;
-    using first_tree =
-        decltype(tree_from<T>(std::declval<std::invoke_result_t<First&, const element&>>()));
-    using step_tree = decltype(tree_from<T>(
-        std::declval<std::invoke_result_t<Step&, const input&, const element&>>()));
-    using record = recurrence<T, first_tree, step_tree>;
-    const std::size_t n = v.tree.size();
+    if constexpr (!std::is_invocable_v<First&, const input&> ||
+                  !std::is_invocable_v<Step&, const input&, const input&> ||
+                  std::is_invocable_v<Step&, const input&, const input&, std::size_t>) {
+        return false;
+    } else {
+        using first_result = std::invoke_result_t<First&, const input&>;
+        using step_result = std::invoke_result_t<Step&, const input&, const input&>;
+        if constexpr (!scalar_component<first_result> || !scalar_component<step_result>)
+            return false;
+        else
+            return row_step<decltype(tree_from<T>(std::declval<first_result>()))> &&
+                   row_step<decltype(tree_from<T>(std::declval<step_result>()))>;
+    }
+}
+
+/// A sized range of integers (std::views::iota(0, n)) as the input of a scan.
+template <class R>
+concept index_range = !vector_expression<R> && std::ranges::sized_range<const R&> &&
+                      std::is_integral_v<std::remove_cvref_t<std::ranges::range_value_t<R>>>;
+
+/// zg::scan's recurrence as kept step trees (see recurrence): steps over a range's integers, of
+/// a state of several scalars, or that use shared nodes.
+template <class T, class Range, class First, class Step>
+auto scan_trees(frame<T>& f, const Range& range, First& first, Step& step) {
+    using types = scan_types<T, Range, First, Step>;
+    constexpr std::size_t size = types::size;
+    using first_state = typename types::first_trees::type;
+    using step_state = typename types::step_trees::type;
+    using record = recurrence<T, first_state, step_state>;
+    const elements_of<Range> elements{range};
+    const std::size_t n = elements.size();
+    if (n == 0)
+        throw shape_error("zg::scan: the input is empty (a recurrence needs a first element)");
     auto* r = ::new (f.template place<record>()) record{};
     r->length = n;
-    r->states = f.template scratch<T>(n);
-    r->adjoints = f.template zeroed<T>(n);
-    r->steps = f.template scratch<step_tree>(n - 1);
-    r->step_values = f.template scratch<values_of<step_tree>>(n - 1);
+    r->states = f.template scratch<T>(size * n);
+    r->adjoints = f.template zeroed<T>(size * n);
+    r->steps = f.template scratch<step_state>(n - 1);
     r->scope_ends = f.template scratch<shared_base<T>*>(n);
     r->scope_stop = f.scoped_last();
     const std::uint32_t depth = f.depth();
     f.guarded([&] {
         typename frame<T>::element_scope scope(f, nullptr);
-        const auto element_at = [&](std::size_t t) {
-            return element{v.tree.template element<false, 0>(t), &f, depth + 1};
-        };
-        r->first.emplace(tree_from<T>(first(element_at(0))));
-        r->first_values = evaluated(*r->first);
-        r->states[0] = value_at(*r->first, r->first_values.data());
-        r->scope_ends[0] = f.scoped_last();
-        T state = r->states[0];
-        for (std::size_t t = 1; t < n; ++t) {
-            const input previous{slot_expr<T>{state, r->adjoints + t - 1}, &f, depth + 1};
-            const step_tree s = tree_from<T>(step(previous, element_at(t)));
-            const values_of<step_tree> values = evaluated(s);
-            state = value_at(s, values.data());
-            ::new (r->steps + t - 1) step_tree(s);
-            r->step_values[t - 1] = values;
-            r->states[t] = state;
+        std::array<typename types::input, size> previous;
+        for (std::size_t k = 0; k < size; ++k)
+            previous[k] = {slot_expr<T>{T(0), r->carry.data() + k}, &f, depth + 1};
+        const auto keep_state = [&](const auto& trees, std::size_t t) {
+            [&]<std::size_t... K>(std::index_sequence<K...>) {
+                ((r->states[K * n + t] = previous[K].tree.value = std::get<K>(trees).value()),
+                 ...);
+            }
+            (std::make_index_sequence<size>{});
             r->scope_ends[t] = f.scoped_last();
-        }
+        };
+        elements.for_each(f, [&](auto&& x, std::size_t t) {
+            if (t == 0) {
+                r->first.emplace(types::first_trees::make(call_element(first, x, 0)));
+                keep_state(*r->first, 0);
+            } else {
+                const auto state = types::form::shaped(previous, std::make_index_sequence<size>{});
+                ::new (r->steps + t - 1)
+                    step_state(types::step_trees::make(call_step(step, state, x, t)));
+                keep_state(r->steps[t - 1], t);
+            }
+        });
     });
-    f.touch((leaves_of<first_tree> | leaves_of<step_tree>).vectors);
-    r->block.adjoints = r->adjoints;
-    r->block.length = n;
+    f.touch((state_trees_leaves<first_state> | state_trees_leaves<step_state>).vectors);
+    for (std::size_t k = 0; k < size; ++k)
+        r->blocks[k] = {r, r->adjoints + k * n, n};
     f.keep(r);
-    return make(scan_expr<T, scan_call<V, first_tree, step_tree>>{&r->block, r->states, 0, n},
-                &f);
+    using call = typename join_calls<typename range_call<Range>::type, typename types::call>::type;
+    if constexpr (types::form::kind == 0)
+        return make(scan_expr<T, call>{r->blocks.data(), r->states, 0, n}, &f);
+    else
+        return scan_states<T, call, typename types::first_result>{r->blocks.data(), r->states, n,
+                                                                   &f};
 }
 
 } // namespace detail
 
-/// The states of the recurrence s_0 = first(v_0), s_t = step(s_{t-1}, v_t), as a vector
-/// expression. first and step are generic lambdas; they may capture the lambda's leaves by
-/// reference. A range of doubles is a constant vector. The AR(1) part of a stochastic-volatility
-/// model, h_t - mu = sigma z_t + phi (h_{t-1} - mu) with a stationary start:
+/// The states of the recurrence s_0 = first(x_0), s_t = step(s_{t-1}, x_t) over the elements x_t
+/// of a vector expression, a range of doubles or an index range. first and step are generic
+/// lambdas, which may capture the lambda's leaves by reference; step may take the index t as a
+/// third argument. A state is a scalar, whose states are a vector expression, or a std::array or
+/// std::tuple of scalars, whose states are a scan_states. The AR(1) part of a
+/// stochastic-volatility model, h_t - mu = sigma z_t + phi (h_{t-1} - mu) with a stationary
+/// start:
 ///
 ///     auto d = zg::scan(sigma * z, [&](auto d0) { return d0 / sqrt(1 - square(phi)); },
 ///                       [&](auto previous, auto dt) { return dt + phi * previous; });
 ///     auto h = d + mu;
 ///
 /// A scan's states are computed inside zg::grad (they live in its frame): the lambda must be
-/// called by zg::grad or zg::value_and_grad.
+/// called by zg::grad, zg::value_and_grad or zg::jacobian.
 template <class V, class First, class Step>
 requires detail::vector_expression<V>
 auto scan(const V& v, First first, Step step) {
     using T = typename tree_of<V>::value_type;
     static_assert(std::is_same_v<T, double>, "zg::scan: supported for double scalars only");
-    using input = expression<slot_expr<T>>;
-    using first_result = std::invoke_result_t<First&, const input&>;
-    using step_result = std::invoke_result_t<Step&, const input&, const input&>;
-    static_assert(!Expression<first_result> || !vector_node<tree_of<first_result>>,
-                  "zg::scan(v, first, step): first must return a scalar expression");
-    static_assert(!Expression<step_result> || !vector_node<tree_of<step_result>>,
-                  "zg::scan(v, first, step): step must return a scalar expression");
-    frame<T>& f = detail::map_frame<T>(v.owner, "scan");
-    if (v.tree.size() == 0) throw shape_error("zg::scan: the input vector is empty");
-    using first_tree = decltype(detail::tree_from<T>(std::declval<first_result>()));
-    using step_tree = decltype(detail::tree_from<T>(std::declval<step_result>()));
-    if constexpr (detail::row_step<first_tree> && detail::row_step<step_tree>)
-        return detail::scan_rows(f, v, first, step);
-    else
-        return detail::scan_trees(f, v, first, step);
+    if constexpr (!detail::scan_lambdas_fit<T, V, First, Step>()) {
+        return detail::after_static_assert<
+            typename detail::unfit_scan<T, V, First>::type>();
+    } else {
+        frame<T>& f = detail::map_frame<T>(v.owner, "scan");
+        if (v.tree.size() == 0) throw shape_error("zg::scan: the input vector is empty");
+        using types = detail::scan_types<T, V, First, Step>;
+        if constexpr (types::form::kind != 0)
+            return detail::scan_trees(f, v, first, step);
+        else if constexpr (detail::row_scan<T, First, Step>())
+            return detail::scan_rows(f, v, first, step);
+        else
+            return detail::scan_trees(f, v, first, step);
+    }
 }
 
 /// The recurrence s_0 = v_0, s_t = step(s_{t-1}, v_t); see the three-argument scan.
@@ -364,8 +643,30 @@ auto scan(R&& data, Step step) {
         std::forward<R>(data), [](const auto& v0) { return v0; }, step);
 }
 
+/// A recurrence over an index range (std::views::iota(0, n)): first(i_0), step(s_{t-1}, i_t).
+template <class R, class First, class Step>
+requires detail::index_range<R>
+auto scan(const R& indices, First first, Step step) {
+    using T = double;
+    if constexpr (!detail::scan_lambdas_fit<T, R, First, Step>()) {
+        return detail::after_static_assert<
+            typename detail::unfit_scan<T, R, First>::type>();
+    } else {
+        frame<T>& f = detail::map_frame<T>(nullptr, "scan");
+        return detail::scan_trees(f, indices, first, step);
+    }
+}
+
 } // namespace zg::expr
 
 namespace zg {
 using expr::scan;
 } // namespace zg
+
+template <class T, class F, class Form>
+struct std::tuple_size<zg::expr::scan_states<T, F, Form>>
+    : std::integral_constant<std::size_t, zg::expr::detail::state_form<Form>::size> {};
+template <std::size_t K, class T, class F, class Form>
+struct std::tuple_element<K, zg::expr::scan_states<T, F, Form>> {
+    using type = decltype(std::declval<zg::expr::scan_states<T, F, Form>>().template get<K>());
+};
