@@ -1,8 +1,9 @@
 // bench/gmm.cpp: ADBench's Gaussian mixture objective in the suite, for d in {2, 10, 20, 64} and
 // K in {5, 10, 25, 50} components over n = 1,000 points: cases gmm_d<d>_K<K>, the gradient by
 // (alphas, means, icf) in a row. Expression mode runs the objective as its users write it (nested
-// zg::sum and zg::log_sum_exp over index ranges, bench/models/gmm.hpp); tape mode and the peers
-// run the loop over scalars. Each mode's peak memory is measured too.
+// zg::sum and zg::log_sum_exp over index ranges, bench/models/gmm.hpp; expr_exp_sum: the log of a
+// sum of exponentials, Q read through slices); tape mode and the peers run the loop over scalars.
+// Each mode's peak memory is measured too.
 #include "models/gmm.hpp"
 
 #include <zerograd/expr.hpp>
@@ -40,19 +41,27 @@ sized_case gmm_case(int d, int k) {
                  },
                  {}};
     c.measure_memory = true;
-    c.modes.push_back({"expr", [p](std::span<const double> x, std::vector<double>& g) {
-                           const std::size_t alphas = std::size_t(p->k),
-                                             means = std::size_t(p->k * p->d);
-                           auto result = zg::value_and_grad(
-                               models::gmm::expression_objective(*p), x.first(alphas),
-                               x.subspan(alphas, means), x.subspan(alphas + means));
-                           const auto& [g_alphas, g_means, g_icf] = result.grad;
-                           g.reserve(x.size()); // one allocation, as the hand-written gradient's
-                           g.assign(g_alphas.begin(), g_alphas.end());
-                           g.insert(g.end(), g_means.begin(), g_means.end());
-                           g.insert(g.end(), g_icf.begin(), g_icf.end());
-                           return result.value;
-                       }});
+    const auto expression_mode = [p](auto objective) {
+        return [p, objective](std::span<const double> x, std::vector<double>& g) {
+            const std::size_t alphas = std::size_t(p->k), means = std::size_t(p->k * p->d);
+            auto result = zg::value_and_grad(objective(*p), x.first(alphas),
+                                             x.subspan(alphas, means), x.subspan(alphas + means));
+            const auto& [g_alphas, g_means, g_icf] = result.grad;
+            g.reserve(x.size()); // one allocation, as the hand-written gradient's
+            g.assign(g_alphas.begin(), g_alphas.end());
+            g.insert(g.end(), g_means.begin(), g_means.end());
+            g.insert(g.end(), g_icf.begin(), g_icf.end());
+            return result.value;
+        };
+    };
+    c.modes.push_back({"expr", expression_mode([](const models::gmm::problem& q) {
+                           return models::gmm::expression_objective(q);
+                       })});
+    // The other natural form, log(sum(exp(...))) with Q read through slices, up to d = 20.
+    if (d <= 20)
+        c.modes.push_back({"expr_exp_sum", expression_mode([](const models::gmm::problem& q) {
+                               return models::gmm::exp_sum_objective(q);
+                           })});
     const double operations = recorded_operations(d, k);
     if (operations <= tape_budget)
         c.modes.push_back({"tape", [loop](std::span<const double> x, std::vector<double>& g) {

@@ -128,8 +128,9 @@ double unpack(Result&& result, std::vector<double>& out) {
 }
 
 /// The models' cases, from their own translation units: ADBench's Gaussian mixture
-/// (bench/gmm.cpp) and bundle adjustment (bench/ba.cpp).
+/// (bench/gmm.cpp), bundle adjustment (bench/ba.cpp) and LSTM (bench/lstm.cpp).
 std::vector<sized_case> gmm_cases();
 std::vector<sized_case> ba_cases();
+std::vector<sized_case> lstm_cases();
 
 } // namespace bench

@@ -8,6 +8,8 @@
 // proj = p (1 + k1 |p|^2 + k2 |p|^4) f + x0, residuals = w (proj - feature).
 #pragma once
 
+#include "random.hpp"
+
 #include <zerograd/expr.hpp> // zg::select for expressions, beside the one for numbers
 
 #include <array>
@@ -29,15 +31,10 @@ struct observation {
 };
 
 /// count seeded observations: cameras about 10 units from points near the origin, looking at
-/// them, with small distortion (a generator of its own: the same numbers on every machine).
+/// them, with small distortion (random.hpp: the same numbers on every machine).
 inline std::vector<observation> make(std::size_t count, std::uint64_t seed = 1) {
-    std::uint64_t state = seed;
-    const auto uniform = [&](double low, double high) { // splitmix64
-        std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return low + (high - low) * double((z ^ (z >> 31)) >> 11) * 0x1p-53;
-    };
+    uniform_numbers unit{seed};
+    const auto uniform = [&](double low, double high) { return low + (high - low) * unit(); };
     std::vector<observation> made(count);
     for (observation& o : made) {
         auto& x = o.x;

@@ -11,6 +11,8 @@
 //       - n logsumexp(alpha) + sum_k (gamma^2/2 (|diag Q_k|^2 + |L_k|^2) - m sum(q_k)) - K c
 #pragma once
 
+#include "random.hpp"
+
 #include <zerograd/expr.hpp>
 
 #include <algorithm>
@@ -48,15 +50,9 @@ struct problem {
 };
 
 /// A seeded problem: standard normal points and means, log weights and log-diagonals near 0,
-/// lower entries near 0 (a generator of its own: the same numbers on every machine).
+/// lower entries near 0 (random.hpp: the same numbers on every machine).
 inline problem make(int d, int k, int n, std::uint64_t seed = 1) {
-    std::uint64_t state = seed;
-    const auto uniform = [&] { // splitmix64, to [0, 1)
-        std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return double((z ^ (z >> 31)) >> 11) * 0x1p-53;
-    };
+    uniform_numbers uniform{seed};
     const auto normal = [&] {
         const double u = uniform(), v = uniform();
         return std::sqrt(-2 * std::log(1 - u)) * std::cos(2 * std::numbers::pi * v);
@@ -105,6 +101,38 @@ inline auto expression_objective(const problem& p) {
                    p.m * zg::sum(q);
         });
         return p.constant() + likelihood - double(p.n) * zg::log_sum_exp(alphas) + prior;
+    };
+}
+
+/// The same written the other natural way: the log of a sum of exponentials per point (no
+/// shift: the terms stay small here), each component's Q read through slices of icf.
+inline auto exp_sum_objective(const problem& p) {
+    return [&p](auto alphas, auto means, auto icf) {
+        const int d = p.d, s = p.icf_size();
+        const auto components = std::views::iota(0, p.k);
+        const auto rows = std::views::iota(0, d);
+        const auto likelihood = zg::sum(std::views::iota(0, p.n), [&](int i) {
+            const std::span<const double> x(p.x.data() + std::size_t(i) * d, std::size_t(d));
+            return log(zg::sum(components, [&](int k) {
+                const auto q = zg::slice(icf, std::size_t(k * s), std::size_t(d));
+                const auto l = zg::slice(icf, std::size_t(k * s + d), std::size_t(s - d));
+                const auto centered = x - zg::slice(means, std::size_t(k * d), std::size_t(d));
+                const auto mahalanobis = zg::sum(rows, [&](int r) {
+                    const auto lower = zg::sum(std::views::iota(0, r), [&](int c) {
+                        return l[std::size_t(p.lower(r, c) - d)] * centered[std::size_t(c)];
+                    });
+                    return square(exp(q[std::size_t(r)]) * centered[std::size_t(r)] + lower);
+                });
+                return exp(alphas[std::size_t(k)] + zg::sum(q) - 0.5 * mahalanobis);
+            }));
+        });
+        const auto prior = zg::sum(components, [&](int k) {
+            const auto q = zg::slice(icf, std::size_t(k * s), std::size_t(d));
+            const auto l = zg::slice(icf, std::size_t(k * s + d), std::size_t(s - d));
+            return 0.5 * p.gamma * p.gamma * (zg::sum(exp(2.0 * q)) + zg::dot(l, l)) -
+                   p.m * zg::sum(q);
+        });
+        return p.constant() + likelihood - double(p.n) * log(zg::sum(exp(alphas))) + prior;
     };
 }
 

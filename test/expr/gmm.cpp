@@ -1,6 +1,7 @@
 // ADBench's Gaussian mixture objective written as a user writes it in expression mode (nested
-// zg::sum and zg::log_sum_exp over index ranges, vectors indexed): against its hand-written
-// gradient, finite differences, and the same lambda on the tape.
+// zg::sum and zg::log_sum_exp over index ranges, vectors indexed; or the log of a sum of
+// exponentials over slices): against its hand-written gradient, finite differences, and the same
+// lambda on the tape.
 #include "models/gmm.hpp"
 #include "laws.hpp"
 
@@ -36,13 +37,17 @@ TEST_CASE("the GMM objective against its hand-written gradient and the tape") {
         const auto f = models::gmm::expression_objective(p);
         const auto expr = zg::value_and_grad(f, p.alphas, p.means, p.icf);
         const auto tape = zg::tape::value_and_grad(f, p.alphas, p.means, p.icf);
+        const auto exp_sum =
+            zg::value_and_grad(models::gmm::exp_sum_objective(p), p.alphas, p.means, p.icf);
         CHECK(laws::close(expr.value, value, 1e-13));
         CHECK(laws::close(expr.value, tape.value, 1e-13));
-        const auto e = flat(expr.grad), t = flat(tape.grad);
+        CHECK(laws::close(exp_sum.value, value, 1e-13));
+        const auto e = flat(expr.grad), t = flat(tape.grad), s = flat(exp_sum.grad);
         for (std::size_t i = 0; i < v.size(); ++i) {
             CAPTURE(i);
             CHECK(laws::close(e[i], hand[i], 1e-12));
             CHECK(laws::close(e[i], t[i], 1e-12));
+            CHECK(laws::close(s[i], hand[i], 1e-12));
         }
     }
 }
