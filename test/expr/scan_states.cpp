@@ -44,7 +44,9 @@ double kalman_plain(double q, double r) {
     return total;
 }
 
-double central(const auto& f, double x, double h = 1e-6) { return (f(x + h) - f(x - h)) / (2 * h); }
+double central(const auto& f, double x, double h = 1e-6) {
+    return (f(x + h) - f(x - h)) / (2 * h);
+}
 
 } // namespace
 
@@ -165,6 +167,62 @@ TEST_CASE("zg::scan: a state of several scalars") {
         CHECK(laws::all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
         CHECK(laws::close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
         CHECK(laws::close(std::get<2>(grad), std::get<2>(tape_grad), 1e-13));
+    }
+}
+
+TEST_CASE("zg::scan: inside a sum's elements, and in a Jacobian") {
+    SUBCASE("a recurrence per group, each in an element of a sum, by hand and finite differences") {
+        const auto f = [](auto a) {
+            return zg::sum(std::views::iota(0, 3), [&](int g) {
+                auto s = zg::scan(
+                    y, [&](auto y0) { return y0 * a; },
+                    [&](auto previous, auto yt) { return previous * a + yt * double(g); });
+                return zg::sum(s);
+            });
+        };
+        const auto plain = [](double a) {
+            double total = 0;
+            for (int g = 0; g < 3; ++g) {
+                double s = y[0] * a;
+                total += s;
+                for (std::size_t t = 1; t < y.size(); ++t) total += s = s * a + y[t] * g;
+            }
+            return total;
+        };
+        const auto [value, grad] = zg::value_and_grad(f, 0.5);
+        CHECK(laws::close(value, plain(0.5), 1e-14));
+        CHECK(laws::close(std::get<0>(grad), central(plain, 0.5), 1e-8));
+    }
+    SUBCASE("two outputs of a tuple state's scan, by finite differences") {
+        const auto outputs = [](auto a, auto b) {
+            auto [p, q] = zg::scan(
+                y, [&](auto y0) { return std::tuple{y0 * a, y0 * b}; },
+                [&](auto previous, auto yt) {
+                    const auto& [p_before, q_before] = previous;
+                    return std::tuple{p_before * a + q_before, q_before * b + yt};
+                });
+            return std::array{zg::sum(p), zg::sum(q)};
+        };
+        const auto plain = [](double a, double b) {
+            double p = y[0] * a, q = y[0] * b;
+            std::array<double, 2> sums{p, q};
+            for (std::size_t t = 1; t < y.size(); ++t) {
+                const double p_next = p * a + q;
+                q = q * b + y[t];
+                p = p_next;
+                sums[0] += p;
+                sums[1] += q;
+            }
+            return sums;
+        };
+        const auto jacobian = zg::jacobian(outputs, 0.5, 0.3);
+        for (std::size_t row = 0; row < 2; ++row) {
+            CAPTURE(row);
+            CHECK(laws::close(jacobian[row][0],
+                              central([&](double a) { return plain(a, 0.3)[row]; }, 0.5), 1e-8));
+            CHECK(laws::close(jacobian[row][1],
+                              central([&](double b) { return plain(0.5, b)[row]; }, 0.3), 1e-8));
+        }
     }
 }
 

@@ -434,8 +434,10 @@ constexpr bool scan_lambdas_fit() {
     using element = scan_element<Range>;
     constexpr bool first_takes = std::is_invocable_v<First&, element> ||
                                  std::is_invocable_v<First&, element, std::size_t>;
-    static_assert(first_takes, "zg::scan(range, first, step): first must take an element of the "
-                               "range (and, optionally, its index t)");
+    static_assert(first_takes,
+                  "zg::scan(range, first, step): first must take an element of the range (an "
+                  "expression over a vector or data, an integer over an index range: write it "
+                  "as a generic lambda's auto parameter) and, optionally, its index t");
     if constexpr (!first_takes) {
         return false;
     } else {
