@@ -301,7 +301,7 @@ public:
     /// Notes that nodes built now write into the gradients of the vector arguments `vectors`
     /// when swept. Inside a reduction swept as it is built, they write into its record instead,
     /// which must then hold partials for them.
-    constexpr void touch(std::uint64_t vectors) {
+    ZG_INLINE constexpr void touch(std::uint64_t vectors) {
         if (immediate_ != nullptr) {
             if ((vectors & ~immediate_->reached) != 0) immediate_->reach(*immediate_, vectors);
             return;
@@ -335,7 +335,7 @@ public:
     std::uint32_t next_gathering() { return ++gatherings_; }
 
 private:
-    void* scoped_allocate(std::size_t bytes) { return scoped_.allocate(bytes); }
+    ZG_INLINE void* scoped_allocate(std::size_t bytes) { return scoped_.allocate(bytes); }
     /// The bytes of n values of U; more than memory holds (a range whose size wrapped around)
     /// is std::bad_alloc, not a product that wraps around too.
     template <class U>

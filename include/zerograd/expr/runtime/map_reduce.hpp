@@ -238,8 +238,9 @@ enum class reduction_kind { sum, log_sum_exp };
 /// values, the parts hoisted out of them (see hoist.hpp), and for a log-sum-exp its terms
 /// exp(v_k - largest) and their total. Its sweep is inlined into the sweep of the tree that uses
 /// it: a sum inside an element function is a loop inside the enclosing element's sweep, as a
-/// hand-written adjoint nests its loops.
-template <class T, class E0>
+/// hand-written adjoint nests its loops. The kind is in the type so that each level of nesting
+/// compiles one sweep of the levels inside it, not one per kind.
+template <class T, class E0, reduction_kind Kind>
 struct kept_elements {
     using parts_type = hoisted_parts<T, E0>;
     using tree = typename parts_type::tree; // an element's tree, hoisted parts replaced
@@ -250,12 +251,14 @@ struct kept_elements {
     [[no_unique_address]] parts_type parts;
     std::size_t count = 0;
     element* elements = nullptr;
-    T* terms = nullptr; // a log-sum-exp's exp(v_k - largest); null for a sum
+    T* terms = nullptr; // a log-sum-exp's exp(v_k - largest)
     T total{};          // ... and their sum
 
+    /// One instantiation of the elements' sweep for a sum and a log-sum-exp alike: each level of
+    /// nesting would otherwise compile the levels inside it twice.
     template <bool Strong, class Sink>
     ZG_INLINE void sweep(const T& incoming, Sink& sink) const {
-        if (terms == nullptr) {
+        if constexpr (Kind == reduction_kind::sum) {
             sweep_elements<Strong>(sink, [&](std::size_t) { return incoming; });
         } else {
             const T scale = incoming / total;
@@ -288,10 +291,10 @@ struct kept_elements {
 /// A map-reduce outside element functions that keeps its elements (a log-sum-exp): a record of
 /// the frame, whose uses gather its adjoint and which is swept once, after all of them, with the
 /// nodes its elements made.
-template <class T, class E0>
+template <class T, class E0, reduction_kind Kind>
 struct mapped_record : shared_base<T> {
     static constexpr std::string_view name = "map-reduce";
-    kept_elements<T, E0> kept;
+    kept_elements<T, E0, Kind> kept;
     shared_base<T>* scope_last = nullptr;
     shared_base<T>* scope_stop = nullptr;
 
@@ -422,8 +425,8 @@ template <reduction_kind Kind, class T, class Elements, class Fn>
 auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
     using argument = typename Elements::argument;
     using E0 = decltype(tree_from<T>(call_element(fn, std::declval<argument>(), std::size_t{})));
-    using kept_type = kept_elements<T, E0>;
-    using record_type = mapped_record<T, E0>;
+    using kept_type = kept_elements<T, E0, Kind>;
+    using record_type = mapped_record<T, E0, Kind>;
     using tree = typename kept_type::tree;
     using node = mapped_expr<T, call_of<E0>, kept_type>;
     const std::size_t n = elements.size();
