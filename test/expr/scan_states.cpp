@@ -13,6 +13,7 @@
 #include <ranges>
 #include <span>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -23,7 +24,7 @@ const std::vector<double> y{0.9, -0.2, 1.4, -2.1, 0.6, -0.7, 0.3};
 /// observation noise r; the objective sums the filtered means and the log variances.
 const auto kalman = [](auto q, auto r) {
     auto [m, p] = zg::scan(
-        y, [&](auto y0) { return std::tuple{y0 + 0.0, q + 1.0}; },
+        y, [&](auto y0) { return std::tuple{y0, q + 1.0}; },
         [&](auto previous, auto yt) {
             auto [m_before, p_before] = previous;
             auto predicted = p_before + q; // named, used three times
@@ -91,6 +92,38 @@ TEST_CASE("zg::scan: a state of several scalars") {
         CHECK(laws::all_close(std::get<0>(grad), std::get<0>(tape_grad), 1e-13));
         CHECK(laws::close(std::get<1>(grad), std::get<1>(tape_grad), 1e-13));
         CHECK(laws::close(std::get<2>(grad), std::get<2>(tape_grad), 1e-13));
+    }
+    SUBCASE("a std::pair state, its components by get<K>, a state past the end") {
+        const auto f = [](auto a) {
+            auto states = zg::scan(
+                y, [&](auto y0) { return std::pair{y0 * a, y0}; },
+                [&](auto previous, auto yt) {
+                    return std::pair{previous.first * a + previous.second, previous.second + yt};
+                });
+            return zg::sum(get<0>(states)) + zg::sum(states.template get<1>());
+        };
+        const auto plain = [](double a) {
+            double m = y[0] * a, s = y[0], total = m + s;
+            for (std::size_t t = 1; t < y.size(); ++t) {
+                m = m * a + s;
+                s += y[t];
+                total += m + s;
+            }
+            return total;
+        };
+        const auto [value, grad] = zg::value_and_grad(f, 0.5);
+        CHECK(laws::close(value, plain(0.5), 1e-14));
+        CHECK(laws::close(std::get<0>(grad), central(plain, 0.5), 1e-8));
+        CHECK_THROWS_WITH_AS((void)zg::grad(
+                                 [](auto a) {
+                                     const auto states = zg::scan(
+                                         y, [&](auto y0) { return std::pair{y0 * a, y0}; },
+                                         [&](auto previous, auto) { return previous; });
+                                     const auto [m, s] = states[y.size()];
+                                     return m * s;
+                                 },
+                                 0.5),
+                             "zg::scan: state 7 of 7 states", zg::shape_error);
     }
     SUBCASE("states read as states[t] inside a later sum, and one component left unused") {
         const auto f = [](auto w, auto x) {

@@ -22,7 +22,9 @@
 #include <cstdint>
 #include <new>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -30,8 +32,8 @@ namespace zg::expr {
 
 namespace detail {
 
-/// A state as first and step return it: one scalar, or a std::array or std::tuple of scalars
-/// (an LSTM cell's (h, c), a filter's mean and variance). `shaped` builds the same form from
+/// A state as first and step return it: one scalar, or a std::array, std::tuple or std::pair of
+/// scalars (an LSTM cell's (h, c), a filter's mean and variance). `shaped` builds the same form from
 /// one expression per component, which is how step receives the previous state.
 template <class R>
 struct state_form {
@@ -80,6 +82,20 @@ struct evaluated_tree {
     values_of<Tree> values;
     explicit evaluated_tree(const Tree& t) : tree(t), values(evaluated(t)) {}
     typename Tree::value_type value() const { return value_at(tree, values.data()); }
+};
+
+template <class E0, class E1>
+struct state_form<std::pair<E0, E1>> {
+    static constexpr std::size_t size = 2;
+    static constexpr int kind = 3;
+    template <std::size_t K>
+    static const auto& component(const std::pair<E0, E1>& r) {
+        return std::get<K>(r);
+    }
+    template <class E, std::size_t... K>
+    static auto shaped(const std::array<E, 2>& components, std::index_sequence<K...>) {
+        return std::pair{components[0], components[1]};
+    }
 };
 
 /// The trees of a state of form R in a frame of scalar T, each with its values: a std::tuple of
@@ -299,7 +315,8 @@ struct scan_states {
     /// State t: one scalar expression per component, as step receives the previous state.
     auto operator[](std::size_t t) const {
         if (t >= length) [[unlikely]]
-            detail::throw_no_element(t, length);
+            throw shape_error("zg::scan: state " + std::to_string(t) + " of " +
+                              std::to_string(length) + " states");
         std::array<expression<state_expr<T, F>>, size_of_state> components;
         for (std::size_t k = 0; k < size_of_state; ++k)
             components[k] = detail::make(
@@ -314,6 +331,13 @@ struct scan_states {
         return detail::make(scan_expr<T, F>{blocks + K, states + K * length, 0, length}, owner);
     }
 };
+
+/// Component K's states, found by argument-dependent lookup: `get<1>(states)` inside a generic
+/// lambda, where the member needs `states.template get<1>()`.
+template <std::size_t K, class T, class F, class Form>
+auto get(const scan_states<T, F, Form>& states) {
+    return states.template get<K>();
+}
 
 namespace detail {
 
@@ -427,6 +451,31 @@ constexpr bool state_of_scalars() {
         }(std::make_index_sequence<form::size>{});
 }
 
+/// A component's scalar: its expression's, or none for a number.
+template <class E>
+struct component_scalar {
+    using type = void;
+};
+template <class E>
+requires Expression<E>
+struct component_scalar<E> {
+    using type = typename tree_of<E>::value_type;
+};
+
+/// Whether every expression in a state computes on T.
+template <class R, class T>
+constexpr bool state_on() {
+    using form = state_form<std::remove_cvref_t<R>>;
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+        return ((std::is_void_v<typename component_scalar<std::remove_cvref_t<decltype(
+                     form::template component<K>(std::declval<const R&>()))>>::type> ||
+                 std::is_same_v<typename component_scalar<std::remove_cvref_t<decltype(
+                                    form::template component<K>(std::declval<const R&>()))>>::type,
+                                T>) &&
+                ...);
+    }(std::make_index_sequence<form::size>{});
+}
+
 /// first's and step's results checked before anything is built from them: false (after a
 /// static_assert that says why) where they are not states of one form.
 template <class T, class Range, class First, class Step>
@@ -446,9 +495,15 @@ constexpr bool scan_lambdas_fit() {
         constexpr bool first_state = state_of_scalars<first_result>();
         static_assert(first_state,
                       "zg::scan(range, first, step): first must return a scalar expression or a "
-                      "number, or a std::array or std::tuple of them (a state of several "
-                      "scalars); for a vector of states, scan each component");
+                      "number, or a std::tuple, std::pair or std::array of them (a state of "
+                      "several scalars); for a vector of states, scan each component. zg::scan "
+                      "is expression mode's: under zg::tape::grad, write the loop");
         if constexpr (!first_state) {
+            return false;
+        } else if constexpr (constexpr bool doubles = state_on<first_result, T>(); !doubles) {
+            static_assert(doubles, "zg::scan: supported for double scalars only (inside "
+                                   "zg::hessian, write the recurrence with zg::var and use "
+                                   "zg::tape::hessian)");
             return false;
         } else {
             using form = state_form<first_result>;
