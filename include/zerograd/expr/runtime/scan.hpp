@@ -462,19 +462,25 @@ struct component_scalar<E> {
     using type = typename tree_of<E>::value_type;
 };
 
-/// Whether every expression in a state computes on T.
-template <class R, class T>
-constexpr bool state_on() {
-    using form = state_form<std::remove_cvref_t<R>>;
-    return [&]<std::size_t... K>(std::index_sequence<K...>) {
-        return ((std::is_void_v<typename component_scalar<std::remove_cvref_t<decltype(
-                     form::template component<K>(std::declval<const R&>()))>>::type> ||
-                 std::is_same_v<typename component_scalar<std::remove_cvref_t<decltype(
-                                    form::template component<K>(std::declval<const R&>()))>>::type,
-                                T>) &&
-                ...);
-    }(std::make_index_sequence<form::size>{});
-}
+/// The scalar a state's expressions compute on: its first expression's, T where it holds numbers
+/// alone (a dual inside zg::hessian, where a scan must say it computes on doubles only).
+template <class T, class... Scalars>
+struct first_scalar {
+    using type = T;
+};
+template <class T, class S0, class... Scalars>
+struct first_scalar<T, S0, Scalars...> {
+    using type =
+        std::conditional_t<std::is_void_v<S0>, typename first_scalar<T, Scalars...>::type, S0>;
+};
+template <class T, class R, class = std::make_index_sequence<state_form<R>::size>>
+struct state_scalar;
+template <class T, class R, std::size_t... K>
+struct state_scalar<T, R, std::index_sequence<K...>> {
+    using type = typename first_scalar<
+        T, typename component_scalar<std::remove_cvref_t<decltype(
+               state_form<R>::template component<K>(std::declval<const R&>()))>>::type...>::type;
+};
 
 /// first's and step's results checked before anything is built from them: false (after a
 /// static_assert that says why) where they are not states of one form.
@@ -500,7 +506,9 @@ constexpr bool scan_lambdas_fit() {
                       "is expression mode's: under zg::tape::grad, write the loop");
         if constexpr (!first_state) {
             return false;
-        } else if constexpr (constexpr bool doubles = state_on<first_result, T>(); !doubles) {
+        } else if constexpr (constexpr bool doubles =
+                                 std::is_same_v<typename state_scalar<T, first_result>::type, T>;
+                             !doubles) {
             static_assert(doubles, "zg::scan: supported for double scalars only (inside "
                                    "zg::hessian, write the recurrence with zg::var and use "
                                    "zg::tape::hessian)");
@@ -549,9 +557,10 @@ requires std::is_invocable_v<First&, scan_element<Range>> ||
 struct unfit_scan<T, Range, First> {
     using result = std::remove_cvref_t<decltype(call_element(
         std::declval<First&>(), std::declval<scan_element<Range>>(), std::size_t{}))>;
+    using scalar = typename state_scalar<T, result>::type; // a use of the states compiles
     using type = std::conditional_t<state_form<result>::kind == 0,
-                                    expression<scan_expr<T, no_call>>,
-                                    scan_states<T, no_call, result>>;
+                                    expression<scan_expr<scalar, no_call>>,
+                                    scan_states<scalar, no_call, result>>;
 };
 /// Declared only: called where a static_assert has already failed.
 template <class Result>
