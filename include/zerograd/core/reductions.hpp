@@ -164,7 +164,7 @@ auto norm(const R& range) {
     for (const auto& x : range) largest = std::max(largest, std::abs(detail::plain_value(x)));
     const auto [scale, inverse, guard] = detail::norm_scaling_for(largest);
     if (scale == 1) return sqrt(sum(range, [](const auto& x) { return x * x; }));
-    const auto scaled_square = [inverse](const auto& x) {
+    const auto scaled_square = [inverse = inverse](const auto& x) { // a copy: clang 14 captures no binding
         const auto y = x * inverse;
         return y * y;
     };
