@@ -411,10 +411,8 @@ struct scan_types {
                                            std::make_index_sequence<size>{}));
     using step_result = decltype(call_step(std::declval<Step&>(), std::declval<const previous&>(),
                                            std::declval<element>(), std::size_t{}));
-    static constexpr bool same_form =
-        state_form<step_result>::kind == form::kind && state_form<step_result>::size == size;
     using first_trees = state_trees<T, first_result>;
-    using step_trees = state_trees<T, std::conditional_t<same_form, step_result, first_result>>;
+    using step_trees = state_trees<T, step_result>; // of first's form: scan_lambdas_fit says so
     using call = typename join_calls<typename first_trees::call,
                                      typename step_trees::call>::type;
 };
