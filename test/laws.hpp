@@ -14,6 +14,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <span>
 #include <string_view>
 #include <tuple>
 #include <vector>
@@ -33,6 +34,21 @@ inline bool all_close(const std::vector<double>& a, const std::vector<double>& b
     for (std::size_t i = 0; i < a.size(); ++i)
         if (!close(a[i], b[i], tolerance)) return false;
     return true;
+}
+
+/// Central differences of f (a function of a std::span<const double>) by each coordinate of x.
+template <class F>
+std::vector<double> central_gradient(const F& f, const std::vector<double>& x,
+                                     double h = 1e-6) {
+    std::vector<double> gradient(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        auto up = x, down = x;
+        up[i] += h;
+        down[i] -= h;
+        gradient[i] =
+            (f(std::span<const double>(up)) - f(std::span<const double>(down))) / (2 * h);
+    }
+    return gradient;
 }
 
 /// Sample points: near zero, moderate and large magnitudes, both signs; never a kink.

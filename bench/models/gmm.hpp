@@ -73,6 +73,18 @@ inline problem make(int d, int k, int n, std::uint64_t seed = 1) {
     return p;
 }
 
+/// The Wishart prior's terms that depend on icf, as both expression-mode forms write it.
+template <class Icf>
+auto wishart_prior(const problem& p, const Icf& icf) {
+    const int d = p.d, s = p.icf_size();
+    return zg::sum(std::views::iota(0, p.k), [&](int k) {
+        const auto q = zg::slice(icf, std::size_t(k * s), std::size_t(d));
+        const auto l = zg::slice(icf, std::size_t(k * s + d), std::size_t(s - d));
+        return 0.5 * p.gamma * p.gamma * (zg::sum(exp(2.0 * q)) + zg::dot(l, l)) -
+               p.m * zg::sum(q);
+    });
+}
+
 /// The objective as a user writes it in expression mode: a sum over the points of a
 /// log-sum-exp over the components of sums over Q's rows and columns, the vectors indexed.
 inline auto expression_objective(const problem& p) {
@@ -94,12 +106,7 @@ inline auto expression_objective(const problem& p) {
                 return alphas[std::size_t(k)] + zg::sum(q) - 0.5 * mahalanobis;
             });
         });
-        const auto prior = zg::sum(components, [&](int k) {
-            const auto q = zg::slice(icf, std::size_t(k * s), std::size_t(d));
-            const auto l = zg::slice(icf, std::size_t(k * s + d), std::size_t(s - d));
-            return 0.5 * p.gamma * p.gamma * (zg::sum(exp(2.0 * q)) + zg::dot(l, l)) -
-                   p.m * zg::sum(q);
-        });
+        const auto prior = wishart_prior(p, icf);
         return p.constant() + likelihood - double(p.n) * zg::log_sum_exp(alphas) + prior;
     };
 }
@@ -126,12 +133,7 @@ inline auto exp_sum_objective(const problem& p) {
                 return exp(alphas[std::size_t(k)] + zg::sum(q) - 0.5 * mahalanobis);
             }));
         });
-        const auto prior = zg::sum(components, [&](int k) {
-            const auto q = zg::slice(icf, std::size_t(k * s), std::size_t(d));
-            const auto l = zg::slice(icf, std::size_t(k * s + d), std::size_t(s - d));
-            return 0.5 * p.gamma * p.gamma * (zg::sum(exp(2.0 * q)) + zg::dot(l, l)) -
-                   p.m * zg::sum(q);
-        });
+        const auto prior = wishart_prior(p, icf);
         return p.constant() + likelihood - double(p.n) * log(zg::sum(exp(alphas))) + prior;
     };
 }
