@@ -398,6 +398,18 @@ auto scan_rows(frame<T>& f, const V& v, First& first, Step& step) {
 template <class Range>
 using scan_element = typename element_argument<Range>::type;
 
+/// The previous state as step receives it, for states of form R: one input per component.
+template <class T, class R>
+using previous_state =
+    decltype(state_form<R>::shaped(std::declval<const std::array<expression<slot_expr<T>>,
+                                                                 state_form<R>::size>&>(),
+                                   std::make_index_sequence<state_form<R>::size>{}));
+/// What step returns for states of form R over the elements of Range.
+template <class T, class Range, class Step, class R>
+using step_result_of =
+    decltype(call_step(std::declval<Step&>(), std::declval<const previous_state<T, R>&>(),
+                       std::declval<scan_element<Range>>(), std::size_t{}));
+
 /// The types of a scan over Range: first's state and step's, of one form.
 template <class T, class Range, class First, class Step>
 struct scan_types {
@@ -407,10 +419,7 @@ struct scan_types {
     using form = state_form<first_result>;
     static constexpr std::size_t size = form::size;
     using input = expression<slot_expr<T>>; // a component of the previous state
-    using previous = decltype(form::shaped(std::declval<const std::array<input, size>&>(),
-                                           std::make_index_sequence<size>{}));
-    using step_result = decltype(call_step(std::declval<Step&>(), std::declval<const previous&>(),
-                                           std::declval<element>(), std::size_t{}));
+    using step_result = step_result_of<T, Range, Step, first_result>;
     using first_trees = state_trees<T, first_result>;
     using step_trees = state_trees<T, step_result>; // of first's form: scan_lambdas_fit says so
     using call = typename join_calls<typename first_trees::call,
@@ -513,10 +522,7 @@ constexpr bool scan_lambdas_fit() {
             return false;
         } else {
             using form = state_form<first_result>;
-            using input = expression<slot_expr<T>>;
-            using previous = decltype(form::shaped(
-                std::declval<const std::array<input, form::size>&>(),
-                std::make_index_sequence<form::size>{}));
+            using previous = previous_state<T, first_result>;
             constexpr bool step_takes =
                 std::is_invocable_v<Step&, const previous&, element> ||
                 std::is_invocable_v<Step&, const previous&, element, std::size_t>;
@@ -527,16 +533,14 @@ constexpr bool scan_lambdas_fit() {
             if constexpr (!step_takes) {
                 return false;
             } else {
-                using step_result =
-                    decltype(call_step(std::declval<Step&>(), std::declval<const previous&>(),
-                                       std::declval<element>(), std::size_t{}));
+                using step_result = step_result_of<T, Range, Step, first_result>;
                 constexpr bool step_state = state_of_scalars<step_result>() &&
                                             state_form<step_result>::kind == form::kind &&
                                             state_form<step_result>::size == form::size;
                 static_assert(step_state,
                               "zg::scan(range, first, step): step must return the state in the "
-                              "form first returns it (a scalar, or a std::array or std::tuple of "
-                              "as many scalars)");
+                              "form first returns it (a scalar, or a std::tuple, std::pair or "
+                              "std::array of as many scalars)");
                 return step_state;
             }
         }
