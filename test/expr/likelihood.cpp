@@ -12,7 +12,9 @@
 
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <ranges>
+#include <span>
 #include <vector>
 
 namespace {
@@ -160,4 +162,25 @@ TEST_CASE("a log-sum-exp term of weight 0 passes nothing, even through an infini
     const auto g = zg::grad(nested, 0.0, 1.5);
     CHECK(g[0] == 0.0);
     CHECK(g[1] == 3.0);
+}
+
+TEST_CASE("a row whose dot product is infinite and whose weight is 0 passes nothing") {
+    // exp(-row . w) with an infinite entry in the row: the term is 0, its adjoint 0, so d/dw is
+    // 0 for that row (as the tape gives), not 0 times infinity; the finite row gives
+    // -exp(-row . w) row.
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::vector<double> rows = {1, inf, 1, 2};
+    const auto f = [&](auto w) {
+        return zg::sum(std::views::iota(0, 2), [&](int r) {
+            return exp(-zg::dot(std::span<const double>(rows).subspan(2 * r, 2), w));
+        });
+    };
+    const std::vector<double> w = {1, 1};
+    const auto expr = zg::value_and_grad(f, w);
+    const auto tape = zg::tape::value_and_grad(f, w);
+    const auto& g = std::get<0>(expr.grad);
+    CHECK(expr.value == doctest::Approx(std::exp(-3.0)).epsilon(1e-15));
+    CHECK(g[0] == doctest::Approx(-std::exp(-3.0)).epsilon(1e-15));
+    CHECK(g[1] == doctest::Approx(-2 * std::exp(-3.0)).epsilon(1e-15));
+    CHECK(std::get<0>(tape.grad) == g);
 }

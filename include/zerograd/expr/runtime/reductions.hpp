@@ -37,7 +37,10 @@ ZG_INLINE constexpr typename V::value_type element_value(const V& v, std::size_t
 /// Sweeps every element of v with the adjoint `adjoint_of(k, element value)`, then each
 /// broadcast operand once with what its elements gathered; returns the sum of the elements'
 /// values. Reversed: last element first. Strong: the adjoints may be infinite (see backward).
-template <bool Strong, bool Reversed = false, class V, class Sink, class AdjointOf>
+/// Checked: an element whose value or adjoint is infinite or NaN is swept with strong zeros;
+/// unchecked where the caller knows them all finite.
+template <bool Strong, bool Reversed = false, bool Checked = true, class V, class Sink,
+          class AdjointOf>
 constexpr typename V::value_type sweep_elements(const V& v, Sink& sink, AdjointOf adjoint_of) {
     using T = typename V::value_type;
     loop_sink<T, leaves_of<V>.scalars, V::broadcasts, 0, Sink> loop(sink);
@@ -52,7 +55,8 @@ constexpr typename V::value_type sweep_elements(const V& v, Sink& sink, AdjointO
         // An element whose value or adjoint is infinite or NaN may have such adjoints inside:
         // its zeros must be strong.
         const T adjoint = adjoint_of(k, value);
-        if (Strong || (zg::detail::is_finite(value) && zg::detail::is_finite(adjoint))) [[likely]]
+        if (Strong || !Checked ||
+            (zg::detail::is_finite(value) && zg::detail::is_finite(adjoint))) [[likely]]
             sweep_tree<Strong>(e, values.data(), adjoint, loop);
         else
             sweep_tree<true>(e, values.data(), adjoint, loop);
@@ -62,6 +66,13 @@ constexpr typename V::value_type sweep_elements(const V& v, Sink& sink, AdjointO
     return total;
 }
 
+/// begin_accumulating's record, where no other node writes into the vectors (apart: inside
+/// element functions begin_accumulating returns at once, inlined, on every element).
+template <class T>
+[[gnu::noinline]] accumulator<T>* new_accumulator(frame<T>& f, std::uint64_t vectors) {
+    if (!f.claimable(vectors)) return nullptr;
+    return ::new (f.template scratch<accumulator<T>>(1)) accumulator<T>(f, vectors);
+}
 /// A reduction of v built outside element functions, whose gradients it may claim (or that
 /// reaches no vector argument), sweeps its elements as it is built, with the local partials
 /// `adjoint_of` gives (for adjoint 1), into an accumulator its own sweep scales: one pass over
@@ -69,10 +80,9 @@ constexpr typename V::value_type sweep_elements(const V& v, Sink& sink, AdjointO
 /// while it lives. Returns null where it may not; the reduction then sweeps its elements again
 /// when its adjoint arrives.
 template <class V, class T>
-accumulator<T>* begin_accumulating(frame<T>& f) {
-    constexpr std::uint64_t vectors = leaves_of<V>.vectors;
-    if (f.depth() != 0 || !f.claimable(vectors)) return nullptr;
-    return ::new (f.template scratch<accumulator<T>>(1)) accumulator<T>(f, vectors);
+ZG_INLINE accumulator<T>* begin_accumulating(frame<T>& f) {
+    if (f.depth() != 0) return nullptr;
+    return new_accumulator(f, leaves_of<V>.vectors);
 }
 
 /// The frame a reduction of v belongs to: v's, or the call in progress. (Cold and out of line:
@@ -251,11 +261,14 @@ struct summed_expr {
 
     template <bool Strong, class Sink>
     ZG_INLINE constexpr void backward(const value_type& adjoint, Sink& sink) const {
+        const auto same = [&](std::size_t, const value_type&) { return adjoint; };
         if (swept != nullptr)
             swept->template pass<Strong>(adjoint, sink);
+        else if (zg::detail::is_finite(value) && zg::detail::is_finite(adjoint)) [[likely]]
+            // A finite sum has no infinite or NaN element.
+            detail::sweep_elements<Strong, false, false>(v, sink, same);
         else
-            detail::sweep_elements<Strong>(v, sink,
-                                           [&](std::size_t, const value_type&) { return adjoint; });
+            detail::sweep_elements<Strong>(v, sink, same);
     }
 };
 
