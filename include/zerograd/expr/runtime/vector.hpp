@@ -250,7 +250,8 @@ ZG_BINARY_FUNCTIONS(ZG_EXPR_RANGE_FUNCTION)
 
 namespace detail {
 
-// Cold and out of line: an error path inside element access, which is inlined everywhere.
+// Cold and out of line: error paths inside element access and slices, which are inlined
+// everywhere.
 [[noreturn, gnu::cold, gnu::noinline]] inline void throw_no_element(std::size_t i,
                                                                     std::size_t size) {
     throw shape_error("zg::expr: element " + std::to_string(i) + " of a vector of size " +
@@ -265,8 +266,16 @@ ZG_INLINE constexpr auto element_at(const expression<Tree>& v, std::size_t i) {
     return make(v.tree.template element<false, 0>(i), v.owner);
 }
 
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_past_the_end(std::size_t offset,
+                                                                      std::size_t count,
+                                                                      std::size_t size) {
+    throw shape_error("zg::slice: elements " + std::to_string(offset) + " to " +
+                      std::to_string(offset + count) + " of a vector of size " +
+                      std::to_string(size));
+}
+
 template <class Node>
-constexpr Node slice_node(const Node& node, std::size_t offset, std::size_t count) {
+ZG_INLINE constexpr Node slice_node(const Node& node, std::size_t offset, std::size_t count) {
     if constexpr (!vector_node<Node>) {
         return node; // a broadcast scalar
     } else if constexpr (requires { node.sliced(offset, count); }) {
@@ -288,11 +297,9 @@ constexpr Node slice_node(const Node& node, std::size_t offset, std::size_t coun
 /// Elements offset, ..., offset + count - 1 of a vector expression: `zg::slice(x, 1, n - 1)`
 /// is x shifted by one, for sums over neighbours such as x_i x_{i+1}.
 template <detail::vector_expression V>
-constexpr auto slice(const V& v, std::size_t offset, std::size_t count) {
-    if (offset > v.tree.size() || count > v.tree.size() - offset)
-        throw shape_error("zg::slice: elements " + std::to_string(offset) + " to " +
-                          std::to_string(offset + count) + " of a vector of size " +
-                          std::to_string(v.tree.size()));
+ZG_INLINE constexpr auto slice(const V& v, std::size_t offset, std::size_t count) {
+    if (offset > v.tree.size() || count > v.tree.size() - offset) [[unlikely]]
+        detail::throw_past_the_end(offset, count, v.tree.size());
     return detail::make(detail::slice_node(v.tree, offset, count), v.owner);
 }
 
