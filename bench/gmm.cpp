@@ -63,13 +63,7 @@ sized_case gmm_case(int d, int k) {
                                return models::gmm::exp_sum_objective(q);
                            })});
     const double operations = recorded_operations(d, k);
-    if (operations <= tape_budget)
-        c.modes.push_back({"tape", [loop](std::span<const double> x, std::vector<double>& g) {
-                               return unpack(
-                                   recorded_value_and_grad(
-                                       [&](std::span<const zg::var> v) { return loop(v, x); }, x),
-                                   g);
-                           }});
+    if (operations <= tape_budget) add_tape_mode(c.modes, loop);
     if (operations <= peer_budget) add_peers(c.modes, loop);
     return c;
 }

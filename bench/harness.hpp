@@ -127,10 +127,23 @@ double unpack(Result&& result, std::vector<double>& out) {
     return result.value;
 }
 
+/// Tape mode from a case's loop form (see add_peers), its recording noted in last_recording.
+template <class Loop>
+void add_tape_mode(std::vector<mode>& modes, Loop loop) {
+    modes.push_back({"tape", [loop](std::span<const double> x, std::vector<double>& g) {
+                         return unpack(recorded_value_and_grad(
+                                           [&](std::span<const zg::var> v) { return loop(v, x); },
+                                           x),
+                                       g);
+                     }});
+}
+
 /// The models' cases, from their own translation units: ADBench's Gaussian mixture
 /// (bench/gmm.cpp), bundle adjustment (bench/ba.cpp) and LSTM (bench/lstm.cpp).
 std::vector<sized_case> gmm_cases();
 std::vector<sized_case> ba_cases();
 std::vector<sized_case> lstm_cases();
+/// Everyday models (bench/everyday.cpp): a hierarchical model, a Kalman filter, a small network.
+std::vector<sized_case> everyday_cases();
 
 } // namespace bench

@@ -45,12 +45,7 @@ sized_case lstm_case(int l) {
                            g.insert(g.end(), g_extra.begin(), g_extra.end());
                            return result.value;
                        }});
-    c.modes.push_back({"tape", [loop](std::span<const double> x, std::vector<double>& g) {
-                           return unpack(
-                               recorded_value_and_grad(
-                                   [&](std::span<const zg::var> v) { return loop(v, x); }, x),
-                               g);
-                       }});
+    add_tape_mode(c.modes, loop);
     add_peers(c.modes, loop);
     return c;
 }

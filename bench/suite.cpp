@@ -852,7 +852,8 @@ int main(int argc, char** argv) {
     std::vector<bench::sized_case> cases;
     for (const bench_case& c : classic)
         expand(c, cases);
-    for (auto* more : {likelihood_cases, bench::gmm_cases, bench::ba_cases, bench::lstm_cases})
+    for (auto* more : {likelihood_cases, bench::gmm_cases, bench::ba_cases, bench::lstm_cases,
+                       bench::everyday_cases})
         for (bench::sized_case& c : more())
             cases.push_back(std::move(c));
     const std::string probe = "--memory_probe=";
