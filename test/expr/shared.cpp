@@ -177,3 +177,32 @@ TEST_CASE("repeated subtrees in constant evaluation") {
     static_assert(zg::grad(f, 2.0, 3.0)[0] == 2 * 7 * 3 + 26 * 2);
     static_assert(zg::grad(f, 2.0, 3.0)[1] == 2 * 7 * 2);
 }
+
+TEST_CASE("an infinite value inside a tree whose result is finite passes nothing through it") {
+    // tanh at +-inf is +-1 with partial 0; below it, x * y at x = inf has the partial y by x but
+    // inf by y. tanh's zero adjoint passes nothing, as in tape mode, not 0 times infinity: in a
+    // call with a frame (a reduction, a shared node) as in one without, named or written inline.
+    const std::vector<double> v{INFINITY, 1.25};
+    const auto inline_terms = [](const auto& w) {
+        const auto scaled = w * 1.5;
+        const auto s0 = zg::prod(scaled);
+        const auto s1 = zg::sum(scaled);
+        return tanh(s0 * s1 + zg::log_sum_exp(scaled));
+    };
+    const auto named_terms = [](const auto& w) {
+        const auto s0 = zg::prod(w);
+        const auto s1 = zg::sum(w);
+        const auto s = s0 * s1 + 2.0;
+        return tanh(s);
+    };
+    for (const auto& grad : {std::get<0>(zg::grad(inline_terms, v)),
+                             std::get<0>(zg::grad(named_terms, v)),
+                             std::get<0>(zg::tape::grad(inline_terms, v))})
+        CHECK(grad == std::vector<double>{0.0, 0.0});
+    const auto scalars = [](auto x, auto y) {
+        const auto s = exp(x) * y; // kept in the frame: inf at x = 800
+        return tanh(s * zg::sum(std::vector<double>{1.0, 2.0}, [&](double c) { return c * y; }));
+    };
+    for (const auto& grad : {zg::grad(scalars, 800.0, 2.0), zg::tape::grad(scalars, 800.0, 2.0)})
+        CHECK(grad == std::array<double, 2>{0.0, 0.0});
+}

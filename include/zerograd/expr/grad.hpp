@@ -119,14 +119,16 @@ template <class Tree, class T, class Sink>
 }
 
 /// The value of f's result y and the sweep of its tree (adjoint 1) and of the shared nodes the
-/// call made, into `context`. An infinite or NaN value came from an infinite or NaN input or
-/// intermediate, whose adjoints may be too: the sweep then takes strong zeros throughout, as
-/// the tape's does (an infinite adjoint passes nothing through tanh's zero partial at inf).
+/// call made, into `context`. An infinite or NaN value in the tree came from an infinite or NaN
+/// input or intermediate, whose adjoints may be too: the sweep then takes strong zeros
+/// throughout, as the tape's does (an infinite adjoint passes nothing through tanh's zero
+/// partial at inf, nor tanh's zero adjoint at inf through an infinite partial below it).
 template <class R, class T>
 ZG_INLINE constexpr T value_and_sweep(const R& y, frame<T>& call, sweep_context<T>& context) {
     if constexpr (Expression<R>) {
         const auto values = evaluated(y.tree);
-        if (zg::detail::is_finite(value_at(y.tree, values.data()))) [[likely]]
+        if (zg::detail::is_finite(value_at(y.tree, values.data())) &&
+            absorbs_nothing(y.tree, values.data())) [[likely]]
             sweep_tree(y.tree, values.data(), T(1), context);
         else
             sweep_strongly(y.tree, values.data(), context);

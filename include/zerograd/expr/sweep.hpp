@@ -103,6 +103,46 @@ ZG_INLINE constexpr void sweep_tree(const N& node, const T* values, const T& adj
         backward<Strong>(node, values, adjoint, sink);
 }
 
+namespace detail {
+/// Operations whose value is infinite or NaN wherever an operand is: a finite value says their
+/// operands are finite too. The others (a division, exp, tanh, relu, min) may make a finite
+/// value of an infinite operand.
+template <class Op>
+inline constexpr bool keeps_non_finite =
+    std::is_same_v<Op, add_op> || std::is_same_v<Op, sub_op> || std::is_same_v<Op, mul_op> ||
+    std::is_same_v<Op, neg_op> || std::is_same_v<Op, square_op> || std::is_same_v<Op, abs_op> ||
+    std::is_same_v<Op, sqrt_op> || std::is_same_v<Op, log_op> || std::is_same_v<Op, sin_op> ||
+    std::is_same_v<Op, cos_op>;
+} // namespace detail
+
+/// Whether the operands of the operations of a tree that may make a finite value of an infinite
+/// or NaN operand are finite (on the side a zg::select takes). With a finite value at the root,
+/// every value its sweep meets is then finite, and with a finite adjoint a plain sweep gives
+/// what a strong one does (the partials of operations not marked unbounded are finite). An
+/// infinite value inside (tanh(x * y) at x = inf, whose partial 0 meets the partial inf of
+/// x * y by y) needs strong zeros.
+template <class Node, class T>
+ZG_INLINE constexpr bool absorbs_nothing(const Node& node, const T* values) {
+    if constexpr (requires { node.l; }) {
+        const T* r_values = values + slot_count<decltype(node.l)>;
+        bool finite = absorbs_nothing(node.l, values) && absorbs_nothing(node.r, r_values);
+        if constexpr (!detail::keeps_non_finite<decltype(node.op)>)
+            finite = finite && zg::detail::is_finite(value_at(node.l, values)) &&
+                     zg::detail::is_finite(value_at(node.r, r_values));
+        return finite;
+    } else if constexpr (requires { node.op; }) {
+        bool finite = absorbs_nothing(node.a, values);
+        if constexpr (!detail::keeps_non_finite<decltype(node.op)>)
+            finite = finite && zg::detail::is_finite(value_at(node.a, values));
+        return finite;
+    } else if constexpr (requires { node.first; }) {
+        return node.first ? absorbs_nothing(node.a, values)
+                          : absorbs_nothing(node.b, values + slot_count<decltype(node.a)>);
+    } else {
+        return true;
+    }
+}
+
 /// The sweep of a tree with an adjoint gathered from several uses. A zero adjoint passes
 /// nothing, as in the tape: nothing depends on the tree, and an overflowed partial in it
 /// (x / 1e-200) must not make 0 times infinity; an infinite one may have come through an
