@@ -14,7 +14,7 @@
 int main() {
     // 1. t is built once and swept once, however often it is used.
     const auto shared = [](auto x, auto y) {
-        const auto t = x * y + 1.0;
+        const auto t = x * y + 1.0 / x;
         return t * t + sin(t);
     };
     std::printf("%s\n", zg::expr::to_text(zg::expr::build(shared, 0.5, 2.0)).c_str());

@@ -63,13 +63,20 @@ constexpr std::size_t weight() {
                 "zg::hessian from the leaves they give");
 }
 
+/// A reduction (zg::sum of a vector expression, say): a node with a name and no operands.
+template <class Node>
+inline constexpr bool reduction_node = requires { Node::name; } && !requires { &Node::l; } &&
+                                       !requires { &Node::op; } && !requires { &Node::first; };
+
 /// Whether a named expression used as an operand is kept once in the frame rather than copied
-/// into each use: when it holds more than one operation, or a costly one. A leaf or a single
-/// addition or multiplication costs less to copy, and to evaluate and sweep twice, than to keep.
-/// The copies of what is shared are single pointers, so a tree grows by the operations written, not
-/// by the number of uses.
+/// into each use: when it holds more work than one costly operation or two cheap ones, or is a
+/// reduction (whose copies would each pass on the partials it kept). Less costs less to evaluate
+/// and sweep again in each use than a node of the frame (a placement, a place in its list and
+/// an indirect call in the sweep: some 90 instructions). The copies of what is shared are single
+/// pointers, so a tree grows by the operations written, not by the number of uses.
 template <class Tree>
-inline constexpr bool worth_sharing = !vector_node<Tree> && weight<Tree>() >= 2;
+inline constexpr bool worth_sharing =
+    !vector_node<Tree> && (weight<Tree>() >= 3 || reduction_node<Tree>);
 
 /// e kept once in its frame: the record e stands for, where it is one (a map-reduce that kept
 /// its elements), else a new shared node.
