@@ -15,8 +15,6 @@
 
 #include <memory>
 #include <span>
-#include <tuple>
-#include <type_traits>
 #include <vector>
 
 namespace bench {
@@ -28,27 +26,6 @@ template <class Loop>
 void add_loop_modes(sized_case& c, Loop loop) {
     add_tape_mode(c.modes, loop);
     add_peers(c.modes, loop);
-}
-
-/// An expression-mode result's gradient, its parts (vectors and numbers) in a row in g, in one
-/// allocation as the hand-written gradient's; returns the value.
-template <class Result>
-double flatten(const Result& result, std::vector<double>& g, std::size_t size) {
-    g.clear();
-    g.reserve(size);
-    std::apply(
-        [&](const auto&... parts) {
-            (
-                [&] {
-                    if constexpr (std::is_arithmetic_v<std::remove_cvref_t<decltype(parts)>>)
-                        g.push_back(parts);
-                    else
-                        g.insert(g.end(), parts.begin(), parts.end());
-                }(),
-                ...);
-        },
-        result.grad);
-    return result.value;
 }
 
 sized_case hierarchical_case() {

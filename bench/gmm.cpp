@@ -46,12 +46,7 @@ sized_case gmm_case(int d, int k) {
             const std::size_t alphas = std::size_t(p->k), means = std::size_t(p->k * p->d);
             auto result = zg::value_and_grad(objective(*p), x.first(alphas),
                                              x.subspan(alphas, means), x.subspan(alphas + means));
-            const auto& [g_alphas, g_means, g_icf] = result.grad;
-            g.reserve(x.size()); // one allocation, as the hand-written gradient's
-            g.assign(g_alphas.begin(), g_alphas.end());
-            g.insert(g.end(), g_means.begin(), g_means.end());
-            g.insert(g.end(), g_icf.begin(), g_icf.end());
-            return result.value;
+            return flatten(result, g, x.size());
         };
     };
     c.modes.push_back({"expr", expression_mode([](const models::gmm::problem& q) {

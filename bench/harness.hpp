@@ -20,6 +20,8 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace bench {
@@ -124,6 +126,28 @@ void add_peers(std::vector<mode>& modes, Loop loop) {
 template <class Result>
 double unpack(Result&& result, std::vector<double>& out) {
     out = std::move(std::get<0>(result.grad));
+    return result.value;
+}
+
+/// A mode's result whose gradient is a std::tuple of parts (vectors and numbers): the parts in a
+/// row in g, in one allocation as the hand-written gradient's (`size` numbers); returns the
+/// value.
+template <class Result>
+double flatten(const Result& result, std::vector<double>& g, std::size_t size) {
+    g.clear();
+    g.reserve(size);
+    std::apply(
+        [&](const auto&... parts) {
+            (
+                [&] {
+                    if constexpr (std::is_arithmetic_v<std::remove_cvref_t<decltype(parts)>>)
+                        g.push_back(parts);
+                    else
+                        g.insert(g.end(), parts.begin(), parts.end());
+                }(),
+                ...);
+        },
+        result.grad);
     return result.value;
 }
 

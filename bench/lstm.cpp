@@ -39,11 +39,7 @@ sized_case lstm_case(int l) {
                            const std::size_t main = p->main.size();
                            auto result = zg::value_and_grad(models::lstm::expression_objective(*p),
                                                             x.first(main), x.subspan(main));
-                           const auto& [g_main, g_extra] = result.grad;
-                           g.reserve(x.size()); // one allocation, as the hand-written gradient's
-                           g.assign(g_main.begin(), g_main.end());
-                           g.insert(g.end(), g_extra.begin(), g_extra.end());
-                           return result.value;
+                           return flatten(result, g, x.size());
                        }});
     add_tape_mode(c.modes, loop);
     add_peers(c.modes, loop);

@@ -35,6 +35,7 @@
 namespace {
 
 using bench::recorded_value_and_grad;
+using bench::flatten;
 using bench::unpack;
 
 /// A mode run from a case's loop form (add_loop_modes): up to n = max_n, checked against hand to
@@ -207,17 +208,6 @@ auto regression_density(const regression_data& data, std::size_t n) {
     };
 }
 
-/// Packs (value, (dw, db, dsigma)) into one gradient vector.
-template <class Result>
-double unpack_regression(Result&& result, std::vector<double>& out) {
-    auto& [dw, db, dsigma] = result.grad;
-    out.reserve(dw.size() + 2); // one allocation, as the hand-written gradient's
-    out.assign(dw.begin(), dw.end());
-    out.push_back(db);
-    out.push_back(dsigma);
-    return result.value;
-}
-
 const auto regression_loop = [](auto v, std::span<const double>) {
     using std::log;
     using T = typename decltype(v)::value_type;
@@ -274,12 +264,12 @@ bench_case regression_case() {
             [](std::span<const double> x, std::vector<double>& g) {
                 const std::size_t n = x.size() - 2;
                 const auto f = regression_density(regression_data_for(n), n);
-                return unpack_regression(zg::value_and_grad(f, x.first(n), x[n], x[n + 1]), g);
+                return flatten(zg::value_and_grad(f, x.first(n), x[n], x[n + 1]), g, x.size());
             },
             [](std::span<const double> x, std::vector<double>& g) {
                 const std::size_t n = x.size() - 2;
                 const auto f = regression_density(regression_data_for(n), n);
-                return unpack_regression(recorded_value_and_grad(f, x.first(n), x[n], x[n + 1]), g);
+                return flatten(recorded_value_and_grad(f, x.first(n), x[n], x[n + 1]), g, x.size());
             },
             nullptr,
             regression_point};
@@ -380,11 +370,7 @@ bench_case stochastic_volatility_case() {
                            log1p(square(sigma / 5)) - log1p(square(mu / 10)) - count * log_two_pi;
                 };
                 auto result = zg::value_and_grad(f, x[0], x[1], x[2], x.subspan(3));
-                auto& [dmu, dphi, dsigma, dz] = result.grad;
-                g.reserve(3 + dz.size()); // one allocation, as the hand-written gradient's
-                g.assign({dmu, dphi, dsigma});
-                g.insert(g.end(), dz.begin(), dz.end());
-                return result.value;
+                return flatten(result, g, x.size());
             },
             [](std::span<const double> x, std::vector<double>& g) {
                 const std::size_t n = x.size() - 3;
@@ -402,11 +388,7 @@ bench_case stochastic_volatility_case() {
                     return total;
                 };
                 auto result = recorded_value_and_grad(f, x[0], x[1], x[2], x.subspan(3));
-                auto& [dmu, dphi, dsigma, dz] = result.grad;
-                g.reserve(3 + dz.size()); // one allocation, as the hand-written gradient's
-                g.assign({dmu, dphi, dsigma});
-                g.insert(g.end(), dz.begin(), dz.end());
-                return result.value;
+                return flatten(result, g, x.size());
             },
             nullptr,
             volatility_point};
