@@ -76,6 +76,22 @@ inline norm_scaling norm_scaling_for(double largest_magnitude) {
 
 } // namespace detail
 
+namespace detail {
+/// zg::slice past the end of a range (`what`: "range" or "vector"), in every mode: the elements
+/// it asked for, counted as zg::slice counts them. (Cold and out of line: an error path in
+/// code inlined everywhere.)
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_slice_past_the_end(std::size_t offset,
+                                                                            std::size_t count,
+                                                                            std::size_t size,
+                                                                            const char* what) {
+    const std::string asked = count == 0 ? "an empty slice at " + std::to_string(offset)
+                                         : "elements " + std::to_string(offset) + " to " +
+                                               std::to_string(offset + count - 1);
+    throw shape_error("zg::slice: " + asked + " of a " + what + " of size " +
+                      std::to_string(size));
+}
+} // namespace detail
+
 /// Elements offset, ..., offset + count - 1 of a range of scalars, as a span: `zg::slice(x, 1,
 /// n - 1)` is x shifted by one.
 template <class R>
@@ -83,10 +99,8 @@ template <class R>
 auto slice(const R& range, std::size_t offset, std::size_t count) {
     const std::span<const detail::element_t<R>> all(std::ranges::data(range),
                                                     std::ranges::size(range));
-    if (offset + count > all.size())
-        throw shape_error("zg::slice: elements " + std::to_string(offset) + " to " +
-                          std::to_string(offset + count) + " of a range of size " +
-                          std::to_string(all.size()));
+    if (offset > all.size() || count > all.size() - offset)
+        detail::throw_slice_past_the_end(offset, count, all.size(), "range");
     return all.subspan(offset, count);
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "zerograd/core/error.hpp"
+#include "zerograd/core/reductions.hpp" // zg::slice of ranges, and its error
 #include "zerograd/core/rules.hpp"
 #include "zerograd/expr/expression.hpp"
 #include "zerograd/expr/operations.hpp"
@@ -250,8 +251,7 @@ ZG_BINARY_FUNCTIONS(ZG_EXPR_RANGE_FUNCTION)
 
 namespace detail {
 
-// Cold and out of line: error paths inside element access and slices, which are inlined
-// everywhere.
+// Cold and out of line: an error path inside element access, which is inlined everywhere.
 [[noreturn, gnu::cold, gnu::noinline]] inline void throw_no_element(std::size_t i,
                                                                     std::size_t size) {
     throw shape_error("zg::expr: element " + std::to_string(i) + " of a vector of size " +
@@ -264,14 +264,6 @@ ZG_INLINE constexpr auto element_at(const expression<Tree>& v, std::size_t i) {
     if (i >= v.tree.size()) [[unlikely]]
         throw_no_element(i, v.tree.size());
     return make(v.tree.template element<false, 0>(i), v.owner);
-}
-
-[[noreturn, gnu::cold, gnu::noinline]] inline void throw_past_the_end(std::size_t offset,
-                                                                      std::size_t count,
-                                                                      std::size_t size) {
-    throw shape_error("zg::slice: elements " + std::to_string(offset) + " to " +
-                      std::to_string(offset + count) + " of a vector of size " +
-                      std::to_string(size));
 }
 
 template <class Node>
@@ -299,7 +291,7 @@ ZG_INLINE constexpr Node slice_node(const Node& node, std::size_t offset, std::s
 template <detail::vector_expression V>
 ZG_INLINE constexpr auto slice(const V& v, std::size_t offset, std::size_t count) {
     if (offset > v.tree.size() || count > v.tree.size() - offset) [[unlikely]]
-        detail::throw_past_the_end(offset, count, v.tree.size());
+        zg::detail::throw_slice_past_the_end(offset, count, v.tree.size(), "vector");
     return detail::make(detail::slice_node(v.tree, offset, count), v.owner);
 }
 
