@@ -725,6 +725,23 @@ auto scan(const R& indices, First first, Step step) {
     }
 }
 
+/// Any other input (a span of zg::var under zg::tape::grad, a list of numbers that is not
+/// contiguous): one static_assert that says where a scan works. What it returns lets a use of
+/// the states compile, so that the static_assert is the only error.
+template <class R, class... Lambdas>
+requires(!detail::vector_expression<R> && !detail::double_range<R> && !detail::index_range<R> &&
+         (sizeof...(Lambdas) == 1 || sizeof...(Lambdas) == 2))
+auto scan(const R&, const Lambdas&...) {
+    static_assert(detail::always_false<R>,
+                  "zg::scan(range, ...): the range must be a vector expression, a contiguous "
+                  "range of doubles or an index range (std::views::iota). zg::scan is expression "
+                  "mode's: under zg::tape::grad (a range of zg::var), write the recurrence as a "
+                  "loop");
+    if constexpr (std::ranges::range<const R&>)
+        return detail::after_static_assert<
+            std::vector<std::remove_cvref_t<std::ranges::range_value_t<const R&>>>>();
+}
+
 } // namespace zg::expr
 
 namespace zg {
