@@ -146,11 +146,13 @@ ZG_INLINE constexpr bool absorbs_nothing(const Node& node, const T* values) {
 /// The sweep of a tree with an adjoint gathered from several uses. A zero adjoint passes
 /// nothing, as in the tape: nothing depends on the tree, and an overflowed partial in it
 /// (x / 1e-200) must not make 0 times infinity; an infinite one may have come through an
-/// unbounded partial, so its products are strong.
+/// unbounded partial, and an infinite value inside (a named tanh(x * y) at x = inf) meets a
+/// zero partial, so their products are strong.
 template <class Node, class T, class Sink>
 ZG_INLINE constexpr void sweep_at(const Node& node, const T* values, const T& adjoint, Sink& sink) {
     if (zg::detail::is_zero(adjoint)) return;
-    if (zg::detail::is_finite(adjoint))
+    if (zg::detail::is_finite(adjoint) && zg::detail::is_finite(value_at(node, values)) &&
+        absorbs_nothing(node, values)) [[likely]]
         sweep_tree(node, values, adjoint, sink);
     else
         sweep_tree<true>(node, values, adjoint, sink);
