@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cmath>
+#include <ranges>
 #include <utility>
 #include <vector>
 
@@ -218,5 +219,51 @@ TEST_CASE("a named tree with an infinite value under tanh passes nothing through
         const auto expected = zg::tape::grad(f, x, 0.5, 1.5);
         CHECK(expected == std::array<double, 3>{0.0, x > 0 ? 1.0 : -1.0, x > 0 ? 1.0 : -1.0});
         CHECK(zg::grad(f, x, 0.5, 1.5) == expected);
+    }
+}
+
+TEST_CASE("a named costly operation of an end, used several times, agrees with tape mode") {
+    // s and c are computed once, their partials too, and carried into every use.
+    const auto f = [](auto x, auto y) {
+        const auto s = exp(x);
+        const auto c = sin(y);
+        return s * c + log(s) + c / s;
+    };
+    const double x = 0.3, y = 0.7;
+    const auto g = zg::grad(f, x, y);
+    CHECK(g[0] == doctest::Approx(std::exp(x) * std::sin(y) + 1 - std::sin(y) * std::exp(-x)));
+    CHECK(g[1] == doctest::Approx((std::exp(x) + std::exp(-x)) * std::cos(y)));
+    for (const double at : {x, 800.0, -800.0, double(INFINITY)}) {
+        const auto expected = zg::tape::value_and_grad(f, at, y);
+        const auto result = zg::value_and_grad(f, at, y);
+        CHECK(laws::agree(result.value, expected.value, 1e-15));
+        CHECK(laws::agree(result.grad[0], expected.grad[0], 1e-15));
+        CHECK(laws::agree(result.grad[1], expected.grad[1], 1e-15));
+    }
+    const auto h = zg::hessian(f, x, y); // on dual numbers
+    CHECK(h[0][1] == doctest::Approx((std::exp(x) - std::exp(-x)) * std::cos(y)));
+}
+
+TEST_CASE("a named exponential of a group's parameter inside a sum over observations") {
+    const std::vector<double> y{0.5, -1.0, 2.0, 0.25, 1.5};
+    const std::vector<std::size_t> group{0, 1, 0, 1, 1};
+    const auto f = [&](const auto& mu, const auto& log_sigma) {
+        return zg::sum(std::views::iota(std::size_t{0}, y.size()), [&](std::size_t i) {
+            const auto sigma = exp(log_sigma[group[i]]);
+            return -0.5 * square((y[i] - mu[group[i]]) / sigma) - log(sigma);
+        });
+    };
+    const std::vector<double> mu{0.1, -0.2}, log_sigma{0.3, -0.4};
+    const auto [dmu, dls] = zg::grad(f, mu, log_sigma);
+    std::vector<double> hand_mu(2), hand_ls(2);
+    for (std::size_t i = 0; i < y.size(); ++i) {
+        const std::size_t k = group[i];
+        const double z = (y[i] - mu[k]) / std::exp(log_sigma[k]);
+        hand_mu[k] += z / std::exp(log_sigma[k]);
+        hand_ls[k] += z * z - 1;
+    }
+    for (std::size_t k = 0; k < 2; ++k) {
+        CHECK(dmu[k] == doctest::Approx(hand_mu[k]).epsilon(1e-14));
+        CHECK(dls[k] == doctest::Approx(hand_ls[k]).epsilon(1e-14));
     }
 }

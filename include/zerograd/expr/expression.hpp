@@ -98,6 +98,19 @@ struct unary_expr {
     A a;
 };
 
+/// op(a) of a costly operation whose operand is an end (`sigma = exp(log_sigma[g])`): its value
+/// and local partial, computed once where it is built and carried into every copy, whose
+/// evaluation and sweep read them instead of calling the rule again (a named intermediate used
+/// twice, a tree swept once per row of a Jacobian or evaluated again by its reduction).
+template <class Op, class A>
+struct known_unary_expr {
+    using value_type = typename A::value_type;
+    [[no_unique_address]] Op op;
+    A a;
+    value_type known_value;
+    value_type known_partial;
+};
+
 /// op(l, r), with the rule of core/rules.hpp.
 template <class Op, class L, class R>
 struct binary_expr {
@@ -139,6 +152,8 @@ template <class Node>
 inline constexpr auto operands_of = hana::tuple_t<>;
 template <class Op, class A>
 inline constexpr auto operands_of<unary_expr<Op, A>> = hana::tuple_t<A>;
+template <class Op, class A>
+inline constexpr auto operands_of<known_unary_expr<Op, A>> = hana::tuple_t<A>;
 template <class Op, class L, class R>
 inline constexpr auto operands_of<binary_expr<Op, L, R>> = hana::tuple_t<L, R>;
 template <class A, class B>
@@ -237,6 +252,8 @@ ZG_INLINE constexpr void evaluate(const N& node, T* values) {
         evaluate(node.r, r_values);
         r_values[slot_count<decltype(node.r)>] = zg::detail::checked_value(
             node.op, value_at(node.l, values), value_at(node.r, r_values));
+    } else if constexpr (requires { node.known_value; }) {
+        values[slot_count<decltype(node.a)>] = node.known_value;
     } else if constexpr (requires { node.op; }) {
         evaluate(node.a, values);
         values[slot_count<decltype(node.a)>] =

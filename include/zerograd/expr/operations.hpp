@@ -172,7 +172,15 @@ ZG_INLINE constexpr auto apply(const Op& op, E&& e) {
         return detail::make(node(op, e.tree), owner);
     } else {
         auto a = detail::operand(std::forward<E>(e));
-        return detail::make(unary_expr<Op, decltype(a)>{op, a}, owner);
+        using A = decltype(a);
+        if constexpr (!detail::cheap<Op> && slot_count<A> == 0) {
+            using T = typename A::value_type;
+            const T& x = value_at(a, static_cast<const T*>(nullptr));
+            const T y = zg::detail::checked_value(op, x);
+            return detail::make(known_unary_expr<Op, A>{op, a, y, op.dx(x, y)}, owner);
+        } else {
+            return detail::make(unary_expr<Op, A>{op, a}, owner);
+        }
     }
 }
 

@@ -72,6 +72,9 @@ ZG_INLINE constexpr void backward(const Node& node, const T* values, const T& ad
         if constexpr (!is_constant<R>)
             backward<strong>(node.r, r_values,
                              detail::times<strong>(adjoint, node.op.dr(l, r, y)), sink);
+    } else if constexpr (requires { node.known_partial; }) {
+        constexpr bool strong = Strong || detail::unbounded<decltype(node.op)>;
+        backward<strong>(node.a, values, detail::times<strong>(adjoint, node.known_partial), sink);
     } else if constexpr (requires { node.op; }) {
         constexpr bool strong = Strong || detail::unbounded<decltype(node.op)>;
         const T& x = value_at(node.a, values);
