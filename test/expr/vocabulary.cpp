@@ -152,3 +152,13 @@ TEST_CASE("a named intermediate first used inside a nested sum is swept with all
     CHECK(laws::close(grad[0], tape_grad[0], 1e-13));
     CHECK(laws::close(grad[1], tape_grad[1], 1e-13));
 }
+
+TEST_CASE("zg::size counts a vector argument in every mode") {
+    const auto mean_square = [](const auto& v) {
+        return zg::sum(v * v) / static_cast<double>(zg::size(v));
+    };
+    const auto expected = std::vector<double>{x[0] / 2, x[1] / 2, x[2] / 2, x[3] / 2};
+    CHECK(std::get<0>(zg::grad(mean_square, x)) == expected);
+    CHECK(std::get<0>(zg::tape::grad(mean_square, x)) == expected);
+    CHECK(zg::size(x) == 4);
+}

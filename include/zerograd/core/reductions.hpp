@@ -104,6 +104,14 @@ auto slice(const R& range, std::size_t offset, std::size_t count) {
     return all.subspan(offset, count);
 }
 
+/// The number of elements of a range of scalars, as zg::size gives it for a vector expression:
+/// one generic lambda counts its vector argument in every mode.
+template <class R>
+    requires std::ranges::sized_range<const R&>
+constexpr std::size_t size(const R& range) {
+    return std::ranges::size(range);
+}
+
 /// The sum of a range's elements (zero for an empty range).
 template <class R>
     requires detail::scalar_range<R>
