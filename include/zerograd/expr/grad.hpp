@@ -127,8 +127,7 @@ template <class R, class T>
 ZG_INLINE constexpr T value_and_sweep(const R& y, frame<T>& call, sweep_context<T>& context) {
     if constexpr (Expression<R>) {
         const auto values = evaluated(y.tree);
-        if (zg::detail::is_finite(value_at(y.tree, values.data())) &&
-            absorbs_nothing(y.tree, values.data())) [[likely]]
+        if (plain_sweep_holds(y.tree, values.data())) [[likely]]
             sweep_tree(y.tree, values.data(), T(1), context);
         else
             sweep_strongly(y.tree, values.data(), context);

@@ -146,6 +146,13 @@ ZG_INLINE constexpr bool absorbs_nothing(const Node& node, const T* values) {
     }
 }
 
+/// Whether a tree with these values may be swept with plain products by a finite adjoint: its
+/// value is finite and nothing inside it absorbs an infinity (see absorbs_nothing).
+template <class Node, class T>
+ZG_INLINE constexpr bool plain_sweep_holds(const Node& node, const T* values) {
+    return zg::detail::is_finite(value_at(node, values)) && absorbs_nothing(node, values);
+}
+
 /// The sweep of a tree with an adjoint gathered from several uses. A zero adjoint passes
 /// nothing, as in the tape: nothing depends on the tree, and an overflowed partial in it
 /// (x / 1e-200) must not make 0 times infinity; an infinite one may have come through an
@@ -154,8 +161,7 @@ ZG_INLINE constexpr bool absorbs_nothing(const Node& node, const T* values) {
 template <class Node, class T, class Sink>
 ZG_INLINE constexpr void sweep_at(const Node& node, const T* values, const T& adjoint, Sink& sink) {
     if (zg::detail::is_zero(adjoint)) return;
-    if (zg::detail::is_finite(adjoint) && zg::detail::is_finite(value_at(node, values)) &&
-        absorbs_nothing(node, values)) [[likely]]
+    if (zg::detail::is_finite(adjoint) && plain_sweep_holds(node, values)) [[likely]]
         sweep_tree(node, values, adjoint, sink);
     else
         sweep_tree<true>(node, values, adjoint, sink);
