@@ -110,14 +110,6 @@ constexpr void check_result() {
                   "such as zg::sum");
 }
 
-/// The sweep of a tree whose value is infinite or NaN, with strong zeros throughout: out of line
-/// and cold, so that the gradient's own function holds one copy of the sweep.
-template <class Tree, class T, class Sink>
-[[gnu::cold, gnu::noinline]] constexpr void sweep_strongly(const Tree& tree, const T* values,
-                                                           Sink& sink) {
-    sweep_tree<true>(tree, values, T(1), sink);
-}
-
 /// The value of f's result y and the sweep of its tree (adjoint 1) and of the shared nodes the
 /// call made, into `context`. An infinite or NaN value in the tree came from an infinite or NaN
 /// input or intermediate, whose adjoints may be too: the sweep then takes strong zeros
@@ -130,7 +122,7 @@ ZG_INLINE constexpr T value_and_sweep(const R& y, frame<T>& call, sweep_context<
         if (plain_sweep_holds(y.tree, values.data())) [[likely]]
             sweep_tree(y.tree, values.data(), T(1), context);
         else
-            sweep_strongly(y.tree, values.data(), context);
+            sweep_strongly(y.tree, values.data(), T(1), context);
         sweep_list(call.persistent_last(), static_cast<shared_base<T>*>(nullptr), context);
         return value_at(y.tree, values.data());
     } else {

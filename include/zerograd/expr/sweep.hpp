@@ -108,15 +108,60 @@ ZG_INLINE constexpr void sweep_tree(const N& node, const T* values, const T& adj
 
 namespace detail {
 /// Operations whose value is infinite or NaN wherever an operand is: a finite value says their
-/// operands are finite too. The others (a division, exp, tanh, relu, min) may make a finite
-/// value of an infinite operand.
+/// operands are finite too. The others (exp, tanh, relu, min, a power) may make a finite value
+/// of an infinite operand; a division, of an infinite divisor only.
 template <class Op>
 inline constexpr bool keeps_non_finite =
     std::is_same_v<Op, add_op> || std::is_same_v<Op, sub_op> || std::is_same_v<Op, mul_op> ||
     std::is_same_v<Op, neg_op> || std::is_same_v<Op, square_op> || std::is_same_v<Op, abs_op> ||
-    std::is_same_v<Op, sqrt_op> || std::is_same_v<Op, log_op> || std::is_same_v<Op, sin_op> ||
-    std::is_same_v<Op, cos_op>;
+    std::is_same_v<Op, sqrt_op> || std::is_same_v<Op, cbrt_op> || std::is_same_v<Op, log_op> ||
+    std::is_same_v<Op, log1p_op> || std::is_same_v<Op, sin_op> || std::is_same_v<Op, cos_op> ||
+    std::is_same_v<Op, tan_op> || std::is_same_v<Op, asin_op> || std::is_same_v<Op, acos_op> ||
+    std::is_same_v<Op, sinh_op> || std::is_same_v<Op, cosh_op> || std::is_same_v<Op, hypot_op>;
+template <class Op>
+inline constexpr bool keeps_non_finite_left = keeps_non_finite<Op> || std::is_same_v<Op, div_op>;
+
+/// Whether x is finite: in both lanes, for two elements swept together (runtime/lanes.hpp).
+template <class T>
+ZG_INLINE constexpr bool finite(const T& x) {
+    if constexpr (requires { x.lane(1); })
+        return zg::detail::is_finite(x.lane(0)) && zg::detail::is_finite(x.lane(1));
+    else
+        return zg::detail::is_finite(x);
+}
 } // namespace detail
+
+/// Whether absorbs_nothing may be false for a tree of this type: whether an operation in it that
+/// may make a finite value of an infinite operand has an operation for that operand.
+template <class Node>
+inline constexpr bool may_absorb = [] {
+    if constexpr (requires { Node::l; }) {
+        using Op = decltype(Node::op);
+        using L = decltype(Node::l);
+        using R = decltype(Node::r);
+        return may_absorb<L> || may_absorb<R> ||
+               (!detail::keeps_non_finite_left<Op> && is_operation<L>) ||
+               (!detail::keeps_non_finite<Op> && is_operation<R>);
+    } else if constexpr (requires { Node::op; }) {
+        using A = decltype(Node::a);
+        return may_absorb<A> || (!detail::keeps_non_finite<decltype(Node::op)> && is_operation<A>);
+    } else if constexpr (requires { Node::first; }) {
+        return may_absorb<decltype(Node::a)> || may_absorb<decltype(Node::b)>;
+    } else {
+        return false;
+    }
+}();
+
+/// Whether an operand's value is finite where that matters to the sweep below it: an operand
+/// without operands (a leaf, an element, a kept node, a reduction) has no partials below to
+/// meet, and a kept node or a reduction sweeps its own with a check of its own.
+template <class Node, class T>
+ZG_INLINE constexpr bool finite_below(const Node& node, const T* values) {
+    if constexpr (is_operation<Node>)
+        return detail::finite(value_at(node, values));
+    else
+        return true;
+}
 
 /// Whether the operands of the operations of a tree that may make a finite value of an infinite
 /// or NaN operand are finite (on the side a zg::select takes). With a finite value at the root,
@@ -128,16 +173,17 @@ template <class Node, class T>
 ZG_INLINE constexpr bool absorbs_nothing(const Node& node, const T* values) {
     if constexpr (requires { node.l; }) {
         const T* r_values = values + slot_count<decltype(node.l)>;
-        bool finite = absorbs_nothing(node.l, values) && absorbs_nothing(node.r, r_values);
+        bool holds = absorbs_nothing(node.l, values) && absorbs_nothing(node.r, r_values);
+        if constexpr (!detail::keeps_non_finite_left<decltype(node.op)>)
+            holds = holds && finite_below(node.l, values);
         if constexpr (!detail::keeps_non_finite<decltype(node.op)>)
-            finite = finite && zg::detail::is_finite(value_at(node.l, values)) &&
-                     zg::detail::is_finite(value_at(node.r, r_values));
-        return finite;
+            holds = holds && finite_below(node.r, r_values);
+        return holds;
     } else if constexpr (requires { node.op; }) {
-        bool finite = absorbs_nothing(node.a, values);
+        bool holds = absorbs_nothing(node.a, values);
         if constexpr (!detail::keeps_non_finite<decltype(node.op)>)
-            finite = finite && zg::detail::is_finite(value_at(node.a, values));
-        return finite;
+            holds = holds && finite_below(node.a, values);
+        return holds;
     } else if constexpr (requires { node.first; }) {
         return node.first ? absorbs_nothing(node.a, values)
                           : absorbs_nothing(node.b, values + slot_count<decltype(node.a)>);
@@ -150,7 +196,42 @@ ZG_INLINE constexpr bool absorbs_nothing(const Node& node, const T* values) {
 /// value is finite and nothing inside it absorbs an infinity (see absorbs_nothing).
 template <class Node, class T>
 ZG_INLINE constexpr bool plain_sweep_holds(const Node& node, const T* values) {
-    return zg::detail::is_finite(value_at(node, values)) && absorbs_nothing(node, values);
+    return detail::finite(value_at(node, values)) && absorbs_nothing(node, values);
+}
+
+/// The sweep of a tree with strong zeros throughout: out of line and cold, so that the function
+/// around it holds one copy of the tree's sweep, the plain one.
+template <class Node, class T, class Sink>
+[[gnu::cold, gnu::noinline]] constexpr void sweep_strongly(const Node& node, const T* values,
+                                                           const T& adjoint, Sink& sink) {
+    sweep_tree<true>(node, values, adjoint, sink);
+}
+
+/// The sweep of a tree by an adjoint that may be infinite (an element of a reduction, a term):
+/// with plain products where they give what strong ones do, else with strong zeros. Known: the
+/// caller knows the tree's value and the adjoint finite (or needs no look at them: see
+/// sweep_as_built), and only an infinity absorbed inside is left to look for. A tree without
+/// operations (a reduction kept inside an element) looks at its own values. A loop's sink
+/// sweeps strongly apart from the loop (see loop_sink::sweep_strongly).
+template <bool Strong = false, bool Known = false, class Node, class T, class Sink>
+ZG_INLINE constexpr void sweep_checked(const Node& node, const T* values, const T& adjoint,
+                                       Sink& sink) {
+    if constexpr (Strong) {
+        sweep_tree<true>(node, values, adjoint, sink);
+    } else if constexpr (!is_operation<Node> || (Known && !may_absorb<Node>)) {
+        if (Known || zg::detail::is_finite(adjoint)) [[likely]]
+            sweep_tree(node, values, adjoint, sink);
+        else
+            sweep_tree<true>(node, values, adjoint, sink);
+    } else if ((Known || (zg::detail::is_finite(adjoint) &&
+                          detail::finite(value_at(node, values)))) &&
+               absorbs_nothing(node, values)) [[likely]] {
+        sweep_tree(node, values, adjoint, sink);
+    } else if constexpr (requires { sink.sweep_strongly(node, values, adjoint); }) {
+        sink.sweep_strongly(node, values, adjoint);
+    } else {
+        sweep_tree<true>(node, values, adjoint, sink);
+    }
 }
 
 /// The sweep of a tree with an adjoint gathered from several uses. A zero adjoint passes
@@ -160,11 +241,7 @@ ZG_INLINE constexpr bool plain_sweep_holds(const Node& node, const T* values) {
 /// zero partial, so their products are strong.
 template <class Node, class T, class Sink>
 ZG_INLINE constexpr void sweep_at(const Node& node, const T* values, const T& adjoint, Sink& sink) {
-    if (zg::detail::is_zero(adjoint)) return;
-    if (zg::detail::is_finite(adjoint) && plain_sweep_holds(node, values)) [[likely]]
-        sweep_tree(node, values, adjoint, sink);
-    else
-        sweep_tree<true>(node, values, adjoint, sink);
+    if (!zg::detail::is_zero(adjoint)) sweep_checked(node, values, adjoint, sink);
 }
 
 // ---- Where the recursion ends: leaves, elements, shared nodes, reductions ----------------------

@@ -40,11 +40,12 @@ struct log_sum_exp_of_terms : shared_base<T> {
     void sweep_with(const T& incoming, sweep_context<T>& context) const {
         const T scale = incoming / total;
         // A term of weight 0 (-inf, a masked row) passes nothing, even through an infinite
-        // partial, as the tape's sweep skips a zero adjoint.
+        // partial, as the tape's sweep skips a zero adjoint. Unless Strong, the adjoints are
+        // finite, and a term's own value needs no look (see sweep_as_built).
         [&]<std::size_t... I>(std::index_sequence<I...>) {
             ((zg::detail::is_zero(exponentials[I])
                   ? void()
-                  : expr::sweep_tree<Strong>(
+                  : expr::sweep_checked<Strong, true>(
                         std::get<I>(trees), std::get<I>(values).data(),
                         Strong ? zg::detail::chain(incoming, exponentials[I] / total)
                                : scale * exponentials[I],

@@ -127,17 +127,21 @@ struct elements_of {
         else
             return range_size(range);
     }
-    /// for_each for a sum swept as it is built, calling tidy() after the first element, and
-    /// then after each element if the first made anything beside its tree (made() says), or
-    /// else after each batch of `batch` elements, whose loop does nothing else; there, where
-    /// visit_two is not null, it takes two elements at a time. visit(x, k) is called from one
-    /// place, so that the compiler inlines fn into it: a tree returned through memory and then
-    /// copied stalls the loop on every element.
+    /// for_each for a sum swept as it is built, from element `from` on, calling tidy() after
+    /// the first element, and then after each element if the first made anything beside its
+    /// tree (made() says), or else after each batch of `batch` elements, whose loop does nothing
+    /// else; there, where visit_two is not null, it takes two elements at a time. visit(x, k)
+    /// is called from one place, so that the compiler inlines fn into it: a tree returned
+    /// through memory and then copied stalls the loop on every element. A visit that returns
+    /// false stops the loop (tidy() called), and its first element's index is returned; else
+    /// size().
     template <class T, class Visit, class VisitTwo, class Tidy, class Made>
-    void for_each_tidily(frame<T>& f, std::size_t batch, Visit&& visit, VisitTwo&& visit_two,
-                         Tidy&& tidy, Made&& made) const {
+    ZG_INLINE std::size_t for_each_tidily(frame<T>& f, std::size_t batch, Visit&& visit,
+                                          VisitTwo&& visit_two, Tidy&& tidy, Made&& made,
+                                          std::size_t from = 0) const {
         const std::size_t n = size();
         auto it = std::ranges::begin(range_elements());
+        if constexpr (!vector_expression<Range>) std::ranges::advance(it, std::ptrdiff_t(from));
         // Element k: `it` stands at it until the loop moves on.
         const auto at = [&](std::size_t k) -> decltype(auto) {
             if constexpr (vector_expression<Range>)
@@ -149,23 +153,30 @@ struct elements_of {
             if constexpr (!vector_expression<Range>) ++it;
         };
         bool careful = true; // the first element alone, then made() says
-        for (std::size_t k = 0; k < n;) {
+        for (std::size_t k = from; k < n;) {
             const std::size_t end = careful ? k + 1 : std::min(n, k + batch);
             if constexpr (!std::is_null_pointer_v<std::remove_cvref_t<VisitTwo>>) {
                 for (; !careful && k + 1 < end; k += 2) {
                     auto&& first = at(k);
                     move_on();
-                    visit_two(first, k, at(k + 1), k + 1);
+                    if (!visit_two(first, k, at(k + 1), k + 1)) [[unlikely]] {
+                        tidy();
+                        return k;
+                    }
                     move_on();
                 }
             }
             for (; k < end; ++k) {
-                visit(at(k), k);
+                if (!visit(at(k), k)) [[unlikely]] {
+                    tidy();
+                    return k;
+                }
                 move_on();
             }
             if (k == 1) careful = made();
             tidy();
         }
+        return n;
     }
     /// The range iterated over (an index range for a vector expression).
     auto range_elements() const {
@@ -277,11 +288,13 @@ struct kept_elements {
         loop_sink<T, leaves_of<tree>.scalars, 0, parts_type::count, Sink> loop(sink);
         for (std::size_t k = 0; k < count; ++k) {
             // A term of a log-sum-exp with weight 0 (-inf, a masked row) passes nothing, even
-            // through an infinite partial: as the tape's sweep skips a zero adjoint.
+            // through an infinite partial: as the tape's sweep skips a zero adjoint. Unless
+            // Strong, the adjoints are finite, and an element's own value needs no look (see
+            // sweep_as_built).
             const T element_adjoint = adjoint_of(k);
             if (!zg::detail::is_zero(element_adjoint)) [[likely]]
-                sweep_tree<Strong>(elements[k].tree_of, elements[k].values.data(), element_adjoint,
-                                   loop);
+                sweep_checked<Strong, true>(elements[k].tree_of, elements[k].values.data(),
+                                            element_adjoint, loop);
         }
         loop.finish();
         parts.sweep(loop.hoisted_totals, sink);
@@ -319,9 +332,40 @@ struct mapped_record : shared_base<T> {
 /// element function makes nothing beside the tree (see for_each_tidily).
 inline constexpr std::size_t batch = 256;
 
+/// The elements of a sum swept as it is built from `from` on, each with strong zeros, and the
+/// end of its sweep; its value. The loop below goes on here from two elements with an infinity
+/// absorbed inside (see absorbs_nothing). Apart and cold; the running sums come in by value, so
+/// that the loop's stay in registers.
+template <class T, class Elements, class Fn, class Parts, class Loop, class Tidy, class Made>
+[[gnu::cold, gnu::noinline]] T sweep_rest_strongly(frame<T>& f, const Elements& elements, Fn& fn,
+                                                   sweep_context<T>& context, std::size_t from,
+                                                   Parts parts, T value, Loop loop, Tidy tidy,
+                                                   Made made) {
+    elements.for_each_tidily(
+        f, batch,
+        [&](auto&& x, std::size_t k) {
+            const auto& result = call_element(fn, std::forward<decltype(x)>(x), k);
+            const auto e = parts.template element<false>(tree_in<T>(result));
+            const auto values = evaluated(e);
+            value += value_at(e, values.data());
+            sweep_tree<true>(e, values.data(), T(1), loop);
+            return true;
+        },
+        nullptr, tidy, made, from);
+    loop.finish();
+    parts.sweep(loop.hoisted_totals, context);
+    return value;
+}
+
 /// The loop of a sum swept as it is built: each element's tree evaluated and swept with adjoint
 /// 1 into the accumulator. In a function of its own, whose running sums are locals that g++
-/// keeps in registers.
+/// keeps in registers, and which alone calls fn (but where sweep_rest_strongly may), so that
+/// g++ inlines fn into it. An element with an infinity absorbed inside (1 / (1 + exp(v_k)) at
+/// v_k = 800, see absorbs_nothing) is swept strongly; two elements swept as a pair have no
+/// strong sweep, and such a pair ends the loop, sweep_rest_strongly going on from there. An
+/// element's own value needs no look where the result is finite: an infinite or NaN one makes
+/// the sum so, and the result too, or an operation above takes the sum to a finite value with
+/// a zero partial, and the sum passes nothing (see finish_claims).
 template <class T, class E0, class Elements, class Fn>
 [[gnu::noinline]] T sweep_as_built(frame<T>& f, const Elements& elements, Fn& fn,
                                    sweep_context<T>& context) {
@@ -346,13 +390,24 @@ template <class T, class E0, class Elements, class Fn>
                     paired<tree>::zip(parts.template element<false>(tree_in<T>(result0)),
                                       parts.template element<false>(tree_in<T>(result1)));
                 const auto values = evaluated(e);
+                if constexpr (may_absorb<tree>)
+                    if (!absorbs_nothing(e, values.data())) [[unlikely]]
+                        return false;
                 lanes_value += value_at(e, values.data());
                 sweep_tree(e, values.data(), double_pair(1.0), lanes);
+                return true;
             };
         else
             return nullptr;
     }();
-    elements.for_each_tidily(
+    // The nodes the elements made beside their trees (each used by its own element's tree
+    // only, so after all of them), and their memory back.
+    const auto tidy = [&f, &context, mark] {
+        if (f.scoped_last() != mark.last) sweep_list(f.scoped_last(), mark.last, context);
+        f.rewind(mark);
+    };
+    const auto made = [&f, mark] { return f.scoped_changed(mark); };
+    [[maybe_unused]] const std::size_t stop = elements.for_each_tidily(
         f, batch,
         [&](auto&& x, std::size_t k) ZG_INLINE_LAMBDA {
             const auto& result = call_element(fn, std::forward<decltype(x)>(x), k);
@@ -360,16 +415,13 @@ template <class T, class E0, class Elements, class Fn>
             decltype(auto) e = parts.element(k, built);
             const auto values = evaluated(e);
             value += value_at(e, values.data());
-            sweep_tree(e, values.data(), T(1), loop);
+            if (absorbs_nothing(e, values.data())) [[likely]]
+                sweep_tree(e, values.data(), T(1), loop);
+            else // (inlined: a call here would take the loop's sums out of their registers)
+                sweep_tree<true>(e, values.data(), T(1), loop);
+            return true;
         },
-        two,
-        [&] {
-            // The nodes the elements made beside their trees (each used by its own element's
-            // tree only, so after all of them), and their memory back.
-            if (f.scoped_last() != mark.last) sweep_list(f.scoped_last(), mark.last, context);
-            f.rewind(mark);
-        },
-        [&] { return f.scoped_changed(mark); });
+        two, tidy, made);
     if constexpr (pairable<tree>) {
         value += lanes_value.sum();
         for (std::size_t i = 0; i < loop.totals.size(); ++i)
@@ -377,6 +429,10 @@ template <class T, class E0, class Elements, class Fn>
         for (std::size_t j = 0; j < hoisted; ++j)
             loop.hoisted_totals[j] += lanes.hoisted_totals[j].sum();
     }
+    if constexpr (pairable<tree> && may_absorb<tree>)
+        if (stop < elements.size()) [[unlikely]]
+            return sweep_rest_strongly(f, elements, fn, context, stop, parts, value, loop, tidy,
+                                       made);
     loop.finish();
     parts.sweep(loop.hoisted_totals, context);
     return value;
@@ -420,6 +476,24 @@ inline constexpr bool is_mapped<mapped_expr<T, F, Kept>> = true;
 
 namespace detail {
 
+/// A sum outside element functions, swept as it is built into an accumulator: its value and
+/// the accumulator, whose sweep scales what it kept. Apart from map_reduce, which then holds
+/// little more than the loop of a sum that keeps its elements.
+template <class T, class E0, class Elements, class Fn>
+[[gnu::noinline]] std::pair<T, const accumulator<T>*> sum_as_built(frame<T>& f,
+                                                                   const Elements& elements,
+                                                                   Fn& fn) {
+    auto* swept =
+        ::new (f.template scratch<accumulator<T>>(1)) accumulator<T>(f, leaves_of<E0>.vectors);
+    sweep_context<T> context = swept->context();
+    const T value = f.guarded([&] {
+        typename frame<T>::element_scope scope(f, swept);
+        return sweep_as_built<T, E0>(f, elements, fn, context);
+    });
+    swept->collect();
+    return {value, swept};
+}
+
 /// Builds the map-reduce of fn over the elements: see the comment at the top.
 template <reduction_kind Kind, class T, class Elements, class Fn>
 auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
@@ -435,15 +509,7 @@ auto map_reduce(frame<T>& f, const Elements& elements, Fn& fn) {
         return make(node{empty->value, nullptr, empty, nullptr}, &f);
     }
     if (Kind == reduction_kind::sum && f.depth() == 0) {
-        // Swept as built, into an accumulator.
-        auto* swept =
-            ::new (f.template scratch<accumulator<T>>(1)) accumulator<T>(f, leaves_of<E0>.vectors);
-        sweep_context<T> context = swept->context();
-        const T value = f.guarded([&] {
-            typename frame<T>::element_scope scope(f, swept);
-            return sweep_as_built<T, E0>(f, elements, fn, context);
-        });
-        swept->collect();
+        const auto [value, swept] = sum_as_built<T, E0>(f, elements, fn);
         return make(node{value, swept, nullptr, nullptr}, &f);
     }
     // Kept: each element's tree and values, swept when the adjoint arrives. Outside element

@@ -38,7 +38,8 @@ ZG_INLINE constexpr typename V::value_type element_value(const V& v, std::size_t
 /// broadcast operand once with what its elements gathered; returns the sum of the elements'
 /// values. Reversed: last element first. Strong: the adjoints may be infinite (see backward).
 /// Checked: an element whose value or adjoint is infinite or NaN is swept with strong zeros;
-/// unchecked where the caller knows them all finite.
+/// unchecked where the caller knows them all finite. Either way, so is one with an infinity
+/// absorbed inside (see absorbs_nothing).
 template <bool Strong, bool Reversed = false, bool Checked = true, class V, class Sink,
           class AdjointOf>
 constexpr typename V::value_type sweep_elements(const V& v, Sink& sink, AdjointOf adjoint_of) {
@@ -52,14 +53,7 @@ constexpr typename V::value_type sweep_elements(const V& v, Sink& sink, AdjointO
         const auto values = evaluated(e);
         const T& value = value_at(e, values.data());
         total += value;
-        // An element whose value or adjoint is infinite or NaN may have such adjoints inside:
-        // its zeros must be strong.
-        const T adjoint = adjoint_of(k, value);
-        if (Strong || !Checked ||
-            (zg::detail::is_finite(value) && zg::detail::is_finite(adjoint))) [[likely]]
-            sweep_tree<Strong>(e, values.data(), adjoint, loop);
-        else
-            sweep_tree<true>(e, values.data(), adjoint, loop);
+        sweep_checked<Strong, !Checked>(e, values.data(), adjoint_of(k, value), loop);
     }
     loop.finish();
     v.template pass_broadcasts<0>(loop.broadcasts.data(), sink);
