@@ -211,8 +211,8 @@ template <class Node, class T, class Sink>
 /// with plain products where they give what strong ones do, else with strong zeros. Known: the
 /// caller knows the tree's value and the adjoint finite (or needs no look at them: see
 /// sweep_as_built), and only an infinity absorbed inside is left to look for. A tree without
-/// operations (a reduction kept inside an element) looks at its own values. A loop's sink
-/// sweeps strongly apart from the loop (see loop_sink::sweep_strongly).
+/// operations (a reduction kept inside an element) looks at its own values. The strong sweep is
+/// inlined too: a call in a loop would take the loop's sums out of their registers.
 template <bool Strong = false, bool Known = false, class Node, class T, class Sink>
 ZG_INLINE constexpr void sweep_checked(const Node& node, const T* values, const T& adjoint,
                                        Sink& sink) {
@@ -227,8 +227,6 @@ ZG_INLINE constexpr void sweep_checked(const Node& node, const T* values, const 
                           detail::finite(value_at(node, values)))) &&
                absorbs_nothing(node, values)) [[likely]] {
         sweep_tree(node, values, adjoint, sink);
-    } else if constexpr (requires { sink.sweep_strongly(node, values, adjoint); }) {
-        sink.sweep_strongly(node, values, adjoint);
     } else {
         sweep_tree<true>(node, values, adjoint, sink);
     }

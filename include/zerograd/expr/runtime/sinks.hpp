@@ -153,33 +153,6 @@ struct loop_sink {
         outer.add_element(i, k, adjoint);
     }
     constexpr auto& context() { return outer.context(); }
-    /// The first sink out that is not a loop's: where everything but a loop's sums goes.
-    constexpr auto& base() {
-        if constexpr (requires { outer.base(); })
-            return outer.base();
-        else
-            return outer;
-    }
-
-    /// A strong sweep of a tree (see sweep_checked), apart from the loop and cold: on copies of
-    /// the tree and its values, into a sink of its own on base(), whose sums come back by value
-    /// and are added to this one's, so that nothing of the loop's leaves its registers for it.
-    template <class Node>
-    ZG_INLINE constexpr void sweep_strongly(const Node& node, const T* values, const T& adjoint) {
-        values_of<Node> copied;
-        std::copy_n(values, copied.size(), copied.begin());
-        const auto apart = swept_apart(node, copied, adjoint, base());
-        for (std::size_t i = 0; i < totals.size(); ++i) totals[i] += apart.totals[i];
-        for (std::size_t j = 0; j < Broadcasts; ++j) broadcasts[j] += apart.broadcasts[j];
-        for (std::size_t j = 0; j < Hoisted; ++j) hoisted_totals[j] += apart.hoisted_totals[j];
-    }
-    template <class Node, class Base>
-    [[gnu::cold, gnu::noinline]] static constexpr auto
-    swept_apart(const Node node, const values_of<Node> values, const T adjoint, Base& base) {
-        loop_sink<T, Leaves, Broadcasts, Hoisted, Base> apart(base);
-        sweep_tree<true>(node, values.data(), adjoint, apart);
-        return apart;
-    }
 
     /// Passes the scalar arguments' sums on (the broadcasts' and hoisted parts' are the
     /// reduction's to pass).
