@@ -218,8 +218,10 @@ ZG_INLINE constexpr void sweep_checked(const Node& node, const T* values, const 
                                        Sink& sink) {
     if constexpr (Strong) {
         sweep_tree<true>(node, values, adjoint, sink);
-    } else if constexpr (!is_operation<Node> || (Known && !may_absorb<Node>)) {
-        if (Known || zg::detail::is_finite(adjoint)) [[likely]]
+    } else if constexpr (Known && !may_absorb<Node>) {
+        sweep_tree(node, values, adjoint, sink);
+    } else if constexpr (!is_operation<Node>) {
+        if (zg::detail::is_finite(adjoint)) [[likely]]
             sweep_tree(node, values, adjoint, sink);
         else
             sweep_tree<true>(node, values, adjoint, sink);

@@ -415,10 +415,14 @@ template <class T, class E0, class Elements, class Fn>
             decltype(auto) e = parts.element(k, built);
             const auto values = evaluated(e);
             value += value_at(e, values.data());
-            if (absorbs_nothing(e, values.data())) [[likely]]
+            if constexpr (may_absorb<tree>) {
+                if (absorbs_nothing(e, values.data())) [[likely]]
+                    sweep_tree(e, values.data(), T(1), loop);
+                else // (inlined: a call here would take the loop's sums out of their registers)
+                    sweep_tree<true>(e, values.data(), T(1), loop);
+            } else {
                 sweep_tree(e, values.data(), T(1), loop);
-            else // (inlined: a call here would take the loop's sums out of their registers)
-                sweep_tree<true>(e, values.data(), T(1), loop);
+            }
             return true;
         },
         two, tidy, made);
