@@ -5,8 +5,14 @@
 
 #include <doctest/doctest.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdint>
+#include <fstream>
 #include <functional>
+#include <optional>
 #include <vector>
 
 TEST_CASE("a step's nodes are reclaimed, parameters live on") {
@@ -53,6 +59,49 @@ TEST_CASE("nested scopes") {
     }
     CHECK(a.data() == 2.0);
     CHECK_THROWS_AS(b.data(), zg::dangling_var);
+}
+
+TEST_CASE("scopes ended out of order: the inner one reclaims what was recorded since it began") {
+    // Two scopes held in optionals, the outer reset first: the inner one's mark is above where
+    // the tape now ends, and nodes recorded after the outer's end lie across it.
+    zg::var x = 2.0;
+    auto& tape = zg::tape::this_thread_tape();
+    std::optional<zg::tape::scope> outer, inner;
+    outer.emplace();
+    const auto outer_mark = tape.mark();
+    zg::var before_inner = x + 1.0;
+    inner.emplace();
+    zg::var inside_both = x + 1.0;
+    outer.reset();
+    CHECK_THROWS_AS((void)before_inner.data(), zg::dangling_var);
+    zg::var after_outer = x * x; // binary nodes, where unary ones stood
+    zg::var more = after_outer * 1.0;
+    CHECK(more.data() == 4.0);
+    inner.reset();
+    CHECK(tape.size() == outer_mark.nodes);
+    CHECK(tape.operand_count() == outer_mark.operands);
+    CHECK_THROWS_AS((void)after_outer.data(), zg::dangling_var);
+    CHECK_THROWS_AS((void)inside_both.data(), zg::dangling_var);
+    // What is recorded next sweeps right.
+    zg::var z = x * 5.0 + 7.0;
+    zg::var u = x * x * x;
+    u.backward();
+    CHECK(x.grad() == 12.0);
+    CHECK(z.data() == 17.0);
+
+    SUBCASE("in order, as before") {
+        zg::var w = 1.5;
+        std::optional<zg::tape::scope> first, second;
+        first.emplace();
+        zg::var a = w * 2.0;
+        second.emplace();
+        zg::var b = a * 3.0;
+        second.reset();
+        CHECK(a.data() == 3.0);
+        CHECK_THROWS_AS((void)b.data(), zg::dangling_var);
+        first.reset();
+        CHECK_THROWS_AS((void)a.data(), zg::dangling_var);
+    }
 }
 
 TEST_CASE("a training loop of 100,000 steps keeps memory flat") {
@@ -159,4 +208,61 @@ TEST_CASE("references from data() and grad() stay valid however much the tape gr
     CHECK(parameters[0].data() == doctest::Approx(a).epsilon(1e-12));
     CHECK(parameters[1].data() == doctest::Approx(b).epsilon(1e-12));
     CHECK(parameters[0].grad() == 0.0);
+}
+
+namespace {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool sanitized = true;
+#elif defined(__has_feature)
+constexpr bool sanitized = __has_feature(address_sanitizer) || __has_feature(thread_sanitizer);
+#else
+constexpr bool sanitized = false;
+#endif
+
+/// In a child process: limits its address space to what it uses now and 1 GiB more, records
+/// until the tape cannot grow, and returns 0 if that was a zg::error saying what to do, with the
+/// tape left as it was and usable; another number says what went wrong.
+int record_until_full() {
+    std::size_t pages = 0;
+    std::ifstream("/proc/self/statm") >> pages;
+    const rlim_t limit = pages * ::sysconf(_SC_PAGESIZE) + (rlim_t(1) << 30);
+    const rlimit address_space{limit, limit};
+    if (::setrlimit(RLIMIT_AS, &address_space) != 0) return 10;
+    auto& tape = zg::tape::this_thread_tape();
+    zg::var x = 1.0;
+    zg::var y = x;
+    {
+        zg::tape::scope recording;
+        std::size_t size = 0;
+        try {
+            for (;;) {
+                size = tape.size();
+                y = y * 1.0000001 + x;
+            }
+        } catch (const zg::error& e) {
+            const std::string what = e.what();
+            if (what.find("nodes") == what.npos || what.find("zg::tape::scope") == what.npos ||
+                what.find("unchanged and usable") == what.npos)
+                return 2;
+            if (tape.size() > size + 1) return 3; // the statement's first node may be on it
+        } catch (const std::bad_alloc&) {
+            return 4;
+        }
+    }
+    zg::var z = x * x * 3.0;
+    z.backward();
+    return x.grad() == 6.0 ? 0 : 5;
+}
+} // namespace
+
+TEST_CASE("recording past an address-space limit is a zg::error, and the tape stays usable") {
+    // Sanitizers reserve terabytes of shadow memory, which no such limit admits.
+    if (sanitized) return;
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) ::_exit(record_until_full());
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
 }

@@ -154,3 +154,30 @@ TEST_CASE("a variable that outlives its thread reports dangling_var") {
     CHECK_THROWS_AS((void)parameter.grad(), zg::dangling_var);
     CHECK_THROWS_AS((void)left.data(), zg::dangling_var);
 }
+
+TEST_CASE("a scope ended on another thread is an error, and both tapes are left as they were") {
+    zg::var x = 2.0;
+    auto& tape = zg::tape::this_thread_tape();
+    auto* step_scope = new zg::tape::scope;
+    zg::var y = x * x * 3.0;
+    const auto size = tape.size();
+    std::thread([&] {
+        zg::var own = 5.0; // this thread's tape, which the misplaced end must not touch
+        zg::var own_square = own * own;
+        const auto own_size = zg::tape::this_thread_tape().size();
+        CHECK_THROWS_WITH_AS(delete step_scope, doctest::Contains("ended on a thread other than"),
+                             zg::error);
+        CHECK(zg::tape::this_thread_tape().size() == own_size);
+        own_square.backward();
+        CHECK(own.grad() == 10.0);
+    }).join();
+    CHECK(tape.size() == size);
+    y.backward();
+    CHECK(x.grad() == 12.0);
+    {
+        zg::tape::scope later; // the tape still rewinds as before
+        zg::var z = y * x;
+        CHECK(z.data() == 24.0);
+    }
+    CHECK(tape.size() == size);
+}

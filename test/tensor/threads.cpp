@@ -125,3 +125,15 @@ TEST_CASE("a tensor that outlives its thread reports dangling_var") {
     }).join();
     CHECK_THROWS_AS((void)left.data(), zg::dangling_var);
 }
+
+TEST_CASE("a tensor scope ended on another thread is an error, and the tape is left as it was") {
+    const auto a = zg::tensor::from({1.0, 2.0}, {2}, true);
+    auto* step_scope = new zg::tensor::scope;
+    const auto loss = sum(a * a);
+    std::thread([&] {
+        CHECK_THROWS_WITH_AS(delete step_scope, doctest::Contains("ended on a thread other than"),
+                             zg::error);
+    }).join();
+    loss.backward();
+    CHECK(a.grad()[1] == 4.0);
+}

@@ -12,6 +12,7 @@
 #include <cstdlib> // realloc: large tapes grow by remapping pages instead of copying
 #include <limits>
 #include <new>
+#include <string>
 
 namespace zg::tape::detail {
 
@@ -212,29 +213,46 @@ private:
         if (size_ == node_capacity_) grow_nodes(std::size_t(size_) + 1);
         if (operand_count_ + arity > operand_capacity_) {
             if (operand_count_ + arity > limit)
-                throw error("zg::tape: a tape holds at most 4294967295 operands; use "
-                            "zg::tape::scope to reclaim finished steps");
+                throw full("a tape holds at most 4294967295 operand entries");
             const std::size_t capacity = std::min(
                 limit,
                 std::max<std::size_t>({2048, operand_capacity_ * 2, operand_count_ + arity}));
-            reallocate(partials_, capacity);
-            reallocate(operands_, capacity);
+            try {
+                reallocate(partials_, capacity);
+                reallocate(operands_, capacity);
+            } catch (const std::bad_alloc&) {
+                throw full("there is no memory for more");
+            }
             operand_capacity_ = capacity;
         }
     }
 
     [[gnu::noinline]] void grow_nodes(std::size_t needed) { // out of line, as grow
-        if (needed > limit)
-            throw error("zg::tape: a tape holds at most 4294967295 nodes; use zg::tape::scope "
-                        "to reclaim finished steps");
-        const std::size_t capacity =
+        if (needed > limit) throw full("a tape holds at most 4294967295 nodes");
+        std::size_t capacity =
             std::min(limit, std::max<std::size_t>({1024, node_capacity_ * 2, needed}));
-        value_pages_.grow(capacity);
-        adjoint_pages_.grow(capacity);
-        values_ = value_pages_.data();
-        adjoints_ = adjoint_pages_.data();
-        reallocate(shapes_, capacity);
+        try {
+            // Short of doubling, as far as the reservations go.
+            capacity = adjoint_pages_.grow(value_pages_.grow(capacity, needed), needed);
+            values_ = value_pages_.data();
+            adjoints_ = adjoint_pages_.data();
+            reallocate(shapes_, capacity);
+        } catch (const std::bad_alloc&) {
+            throw full("there is no memory for more");
+        } catch (const pinned_array_full& e) {
+            throw full(e.what());
+        }
         node_capacity_ = capacity;
+    }
+
+    /// The error for a recording the tape cannot take: what it holds, and what to do.
+    error full(const std::string& why) const {
+        return error("zg::tape: recorded " + std::to_string(size_) + " nodes and " +
+                     std::to_string(operand_count_) + " operand entries (" +
+                     std::to_string(bytes_used() >> 20) + " MiB), and " + why +
+                     "; the tape is unchanged and usable. Reclaim each finished step with "
+                     "zg::tape::scope, or record less (fixed formulas in expression mode, "
+                     "zg::grad)");
     }
 
     // Values and adjoints never move, so that references from data() and grad() stay valid.

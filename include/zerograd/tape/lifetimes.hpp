@@ -5,7 +5,9 @@
 #include "zerograd/core/thread_object.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace zg::tape::detail {
@@ -32,16 +34,26 @@ public:
         return holds_after_rewinds(i, stamp, size);
     }
 
-    /// Notes a rewind to `nodes`.
-    void rewound(index_type nodes) {
+    /// Notes a rewind to `nodes` nodes and `operands` operand entries.
+    void rewound(index_type nodes, std::size_t operands) {
         // A node recorded before rewind k is gone if any rewind from k on reached back to it:
         // only the lowest of those marks matters, so a rewind replaces the later ones that went
         // back no further. reaches_ then rises in both fields; a loop that rewinds to one mark
         // keeps one entry.
         while (!reaches_.empty() && reaches_.back().nodes >= nodes)
             reaches_.pop_back();
-        reaches_.push_back({rewinds_, nodes});
+        reaches_.push_back({rewinds_, nodes, operands});
         ++rewinds_;
+    }
+    /// The number of rewinds so far.
+    std::uint64_t rewinds() const { return rewinds_; }
+    /// The lowest point that a rewind from the `first`-th on went back to, if there was one:
+    /// `nodes` nodes and `operands` operand entries.
+    template <class Mark>
+    std::optional<Mark> lowest_rewind_since(std::uint64_t first) const {
+        const auto since = first_kept_since(first);
+        if (since == reaches_.end()) return std::nullopt;
+        return Mark{since->nodes, since->operands};
     }
     /// Makes room for one more rewind's record, so that a rewind at the end of a scope made now
     /// does not allocate (scopes end in destructors).
@@ -66,18 +78,23 @@ private:
     [[gnu::noinline]] bool holds_after_rewinds(index_type i, std::uint32_t stamp,
                                                index_type size) const {
         if (i >= size) return false;
-        const std::uint64_t recorded = rewinds_ - std::uint32_t(this->stamp() - stamp);
-        // The first rewind kept from then on went back furthest of all since (see rewound).
-        const auto since = std::lower_bound(
-            reaches_.begin(), reaches_.end(), recorded,
-            [](const reach& r, std::uint64_t rewind) { return r.rewind < rewind; });
+        const auto since = first_kept_since(rewinds_ - std::uint32_t(this->stamp() - stamp));
         return since == reaches_.end() || i < since->nodes;
     }
 
     struct reach {
         std::uint64_t rewind; // its number: it took the stamp from `rewind` to `rewind` + 1
         index_type nodes;     // the mark it went back to
+        std::size_t operands; // and the operand entries kept there
     };
+
+    /// The first rewind kept from the `first`-th on, which went back furthest of all since
+    /// (see rewound).
+    std::vector<reach>::const_iterator first_kept_since(std::uint64_t first) const {
+        return std::lower_bound(
+            reaches_.begin(), reaches_.end(), first,
+            [](const reach& r, std::uint64_t rewind) { return r.rewind < rewind; });
+    }
     std::uint64_t rewinds_ = 0;
     std::vector<reach> reaches_; // see rewound()
     std::uint64_t adopted_ = 0;  // rewinds_ when this tape's thread adopted it (see retire())

@@ -6,6 +6,7 @@
 #include "zerograd/core/error.hpp"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,12 @@
 #include <string>
 
 namespace zg::tape::detail {
+
+/// What pinned_array::grow throws past its reservation; the tape turns it into a zg::error that
+/// says what it holds.
+struct pinned_array_full : error {
+    using error::error;
+};
 
 /// An array of up to `most` elements of T at an address that never changes. The first use
 /// reserves address space for all of them (inaccessible, so it costs neither memory nor commit
@@ -30,20 +37,22 @@ public:
 
     T* data() const { return data_; }
 
-    /// Makes the first `count` elements usable (zero the first time each page is touched);
+    /// Makes the first `wanted` elements usable, or as many as the reservation holds if that is
+    /// at least `needed`, and returns how many are (zero the first time each page is touched);
     /// those already usable keep their values and their addresses.
-    void grow(std::size_t count) {
-        if (data_ == nullptr) reserve(count);
-        if (count > reserved_)
-            throw error("zg::tape: the address space reserved for a tape holds " +
-                        std::to_string(reserved_) + " nodes; use zg::tape::scope to reclaim " +
-                        "finished steps");
+    std::size_t grow(std::size_t wanted, std::size_t needed) {
+        if (data_ == nullptr) reserve(needed);
+        if (needed > reserved_)
+            throw pinned_array_full("its values' reserved address space holds " +
+                                    std::to_string(reserved_) + " nodes at most");
+        const std::size_t count = std::min(wanted, reserved_);
         const std::size_t bytes = round_up(count * sizeof(T));
-        if (bytes <= usable_bytes_) return;
+        if (bytes <= usable_bytes_) return count;
         if (::mprotect(reinterpret_cast<char*>(data_) + usable_bytes_, bytes - usable_bytes_,
                        PROT_READ | PROT_WRITE) != 0)
             throw std::bad_alloc();
         usable_bytes_ = bytes;
+        return count;
     }
 
     /// Returns every page to the system; the next grow() reserves again.
@@ -60,7 +69,12 @@ private:
     }
 
     void reserve(std::size_t needed) {
-        for (std::size_t count = most_;; count /= 2) {
+        // Under an address-space limit (ulimit -v), an eighth of it: the other arrays of the
+        // tape, and the program, need the rest.
+        std::size_t most = most_;
+        if (rlimit limit{}; ::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+            most = std::min<std::size_t>(most, limit.rlim_cur / 8 / sizeof(T));
+        for (std::size_t count = most;; count /= 2) {
             count = std::max(count, needed);
             const std::size_t bytes = round_up(count * sizeof(T));
             void* p = ::mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,

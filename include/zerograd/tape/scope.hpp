@@ -4,6 +4,7 @@
 #include "zerograd/tape/tape.hpp"
 
 #include <cstdint>
+#include <exception>
 
 namespace zg::tape {
 
@@ -25,19 +26,36 @@ template <class T>
 class basic_scope {
 public:
     basic_scope() : basic_scope(this_thread_tape<T>()) {}
-    explicit basic_scope(basic_tape<T>& tape) : tape_(tape), mark_(tape.mark()) {
+    explicit basic_scope(basic_tape<T>& tape)
+        : tape_(tape), mark_(tape.mark()), rewinds_(tape.rewinds()) {
         tape.reserve_rewind();
     }
     basic_scope(const basic_scope&) = delete;
     basic_scope& operator=(const basic_scope&) = delete;
-    ~basic_scope() { tape_.rewind(mark_); }
+    /// Throws zg::error, leaving the tape as it was, if ended on a thread other than the tape's
+    /// (unless an exception is already on its way: then it only leaves the tape alone).
+    ~basic_scope() noexcept(false) {
+        if (!tape_.on_this_thread()) [[unlikely]] {
+            if (std::uncaught_exceptions() == 0)
+                throw error("zg::tape::scope: ended on a thread other than the one that records "
+                            "on its tape; the tape is left as it was: end a scope on the thread "
+                            "that made it");
+            return;
+        }
+        // Scopes ended out of order are handled: see rewind_since.
+        tape_.rewind_since(mark_, rewinds_);
+    }
 
     /// The first node recorded inside this scope.
     typename basic_tape<T>::index_type first() const { return mark_.nodes; }
 
+protected:
+    bool on_its_thread() const { return tape_.on_this_thread(); }
+
 private:
     basic_tape<T>& tape_;
     typename basic_tape<T>::mark_type mark_;
+    std::uint64_t rewinds_;
 };
 
 /// Reclaims, when it ends, everything the thread recorded since it began: zg::var nodes and
@@ -56,8 +74,11 @@ class scope : public basic_scope<double> {
 public:
     scope() : tensor_mark_(mark_tensors()) {}
     explicit scope(basic_tape<double>& tape) : basic_scope(tape), tensor_mark_(mark_tensors()) {}
-    ~scope() {
-        // A thread whose tensor tape was made inside this scope rewinds it to its start, 0.
+    ~scope() noexcept(false) {
+        // On another thread, basic_scope throws and nothing is rewound. A thread whose tensor
+        // tape was made inside this scope rewinds it to its start, 0.
+        if (!on_its_thread()) [[unlikely]]
+            return;
         if (const auto rewind = detail::this_thread_scope_companion.rewind) rewind(tensor_mark_);
     }
 

@@ -132,7 +132,16 @@ public:
         if (mark.nodes >= arena_.size()) return;
         arena_.truncate(mark.nodes, mark.operands);
         sweep_.forget_from(mark.nodes);
-        lifetimes_.rewound(mark.nodes);
+        lifetimes_.rewound(mark.nodes, mark.operands);
+    }
+    /// The number of rewinds so far: a scope notes it when it begins.
+    std::uint64_t rewinds() const { return lifetimes_.rewinds(); }
+    /// Reclaims every node recorded since a scope began that took `mark` after `rewinds`
+    /// rewinds. If a rewind since went back further (an enclosing scope that ended first), the
+    /// nodes recorded after that one are the scope's too: it rewinds there.
+    void rewind_since(mark_type mark, std::uint64_t rewinds) {
+        const auto lowest = lifetimes_.template lowest_rewind_since<mark_type>(rewinds);
+        rewind(lowest && lowest->nodes < mark.nodes ? *lowest : mark);
     }
     /// Makes room for one more rewind's record, so that the rewind at the end of a scope made
     /// now does not allocate (scopes end in destructors).

@@ -8,7 +8,8 @@
 
 #include <cmath> // log, sqrt, cos, sin: randn's Box-Muller transform
 #include <cstdint>
-#include <numbers> // pi
+#include <exception> // uncaught_exceptions: a scope's end on another thread
+#include <numbers>   // pi
 #include <ostream>
 #include <random> // mt19937_64: randn's raw bits
 #include <span>
@@ -219,11 +220,23 @@ public:
     explicit scope(detail::tensor_tape& tape) : tape_(tape), mark_(tape.mark()) {}
     scope(const scope&) = delete;
     scope& operator=(const scope&) = delete;
-    ~scope() { tape_.rewind(mark_); }
+    /// Throws zg::error, leaving the tape as it was, if ended on a thread other than the one
+    /// that made it (unless an exception is already on its way: then it only leaves the tape).
+    ~scope() noexcept(false) {
+        if (detail::this_thread_id() != thread_) [[unlikely]] {
+            if (std::uncaught_exceptions() == 0)
+                throw error("zg::tensor::scope: ended on a thread other than the one that made "
+                            "it; the tape is left as it was: end a scope on the thread that "
+                            "made it");
+            return;
+        }
+        tape_.rewind(mark_);
+    }
 
 private:
     detail::tensor_tape& tape_;
     detail::tensor_tape::index_type mark_;
+    const void* thread_ = detail::this_thread_id();
 };
 
 // The factories as free functions too: zg::zeros({2, 3}).

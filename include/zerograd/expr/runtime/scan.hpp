@@ -499,7 +499,8 @@ constexpr bool scan_lambdas_fit() {
     static_assert(first_takes,
                   "zg::scan(range, first, step): first must take an element of the range (an "
                   "expression over a vector or data, an integer over an index range: write it "
-                  "as a generic lambda's auto parameter) and, optionally, its index t");
+                  "as a generic lambda's auto parameter) and, optionally, its index t; if it "
+                  "does, the error above in its body is the cause");
     if constexpr (!first_takes) {
         return false;
     } else {
