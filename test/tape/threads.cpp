@@ -181,3 +181,28 @@ TEST_CASE("a scope ended on another thread is an error, and both tapes are left 
     }
     CHECK(tape.size() == size);
 }
+
+TEST_CASE("a scope that outlives its thread is an error on the thread that takes its tape over") {
+    zg::tape::scope* left = nullptr;
+    std::thread([&] {
+        zg::var x = 1.0;
+        left = new zg::tape::scope;
+        const zg::var y = x * 2.0 + 1.0;
+        CHECK(y.data() == 3.0);
+    }).join();
+    std::thread([&] {
+        // Likely on the retired tape, whose old mark and operand count the scope holds.
+        zg::var a = 2.0, c = 3.0;
+        zg::var cube = a * a * a;
+        auto& tape = zg::tape::this_thread_tape();
+        const auto size = tape.size();
+        const auto operands = tape.operand_count();
+        CHECK_THROWS_WITH_AS(delete left, doctest::Contains("ended on a thread other than"),
+                             zg::error);
+        CHECK(tape.size() == size);
+        CHECK(tape.operand_count() == operands);
+        zg::var p = cube * c;
+        p.backward();
+        CHECK(a.grad() == 3 * 4.0 * 3.0);
+    }).join();
+}

@@ -137,3 +137,21 @@ TEST_CASE("a tensor scope ended on another thread is an error, and the tape is l
     loss.backward();
     CHECK(a.grad()[1] == 4.0);
 }
+
+TEST_CASE("a tensor scope that outlives its thread is an error on the thread after it") {
+    zg::tensor::scope* left = nullptr;
+    std::thread([&] {
+        left = new zg::tensor::scope;
+        const auto t = zg::tensor::ones({2}, true) * 2.0;
+        CHECK(t.data()[0] == 2.0);
+    }).join();
+    std::thread([&] {
+        // A new thread may get the old one's thread-local addresses and its retired tape.
+        const auto a = zg::tensor::from({1.0, 2.0}, {2}, true);
+        const auto loss = sum(a * a);
+        CHECK_THROWS_WITH_AS(delete left, doctest::Contains("ended on a thread other than"),
+                             zg::error);
+        loss.backward();
+        CHECK(a.grad()[1] == 4.0);
+    }).join();
+}

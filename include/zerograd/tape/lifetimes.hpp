@@ -61,6 +61,8 @@ public:
 
     /// The thread recording on the tape.
     const void* owner() const { return owner_; }
+    /// Which thread's turn on the tape this is: it changes when a thread adopts it.
+    std::uint64_t adoption() const { return adopted_; }
     /// Its thread ended: every node is gone.
     void retire() {
         ++rewinds_;

@@ -43,7 +43,7 @@ public:
     std::size_t grow(std::size_t wanted, std::size_t needed) {
         if (data_ == nullptr) reserve(needed);
         if (needed > reserved_)
-            throw pinned_array_full("its values' reserved address space holds " +
+            throw pinned_array_full("its reserved address space holds " +
                                     std::to_string(reserved_) + " nodes at most");
         const std::size_t count = std::min(wanted, reserved_);
         const std::size_t bytes = round_up(count * sizeof(T));

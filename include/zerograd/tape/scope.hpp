@@ -27,7 +27,7 @@ class basic_scope {
 public:
     basic_scope() : basic_scope(this_thread_tape<T>()) {}
     explicit basic_scope(basic_tape<T>& tape)
-        : tape_(tape), mark_(tape.mark()), rewinds_(tape.rewinds()) {
+        : tape_(tape), mark_(tape.mark()), rewinds_(tape.rewinds()), adoption_(tape.adoption()) {
         tape.reserve_rewind();
     }
     basic_scope(const basic_scope&) = delete;
@@ -35,11 +35,11 @@ public:
     /// Throws zg::error, leaving the tape as it was, if ended on a thread other than the tape's
     /// (unless an exception is already on its way: then it only leaves the tape alone).
     ~basic_scope() noexcept(false) {
-        if (!tape_.on_this_thread()) [[unlikely]] {
+        if (!on_its_thread()) [[unlikely]] {
             if (std::uncaught_exceptions() == 0)
-                throw error("zg::tape::scope: ended on a thread other than the one that records "
-                            "on its tape; the tape is left as it was: end a scope on the thread "
-                            "that made it");
+                throw error("zg::tape::scope: ended on a thread other than the one that made it "
+                            "(or after that thread ended); the tape is left as it was: end a "
+                            "scope on the thread that made it");
             return;
         }
         // Scopes ended out of order are handled: see rewind_since.
@@ -50,12 +50,15 @@ public:
     typename basic_tape<T>::index_type first() const { return mark_.nodes; }
 
 protected:
-    bool on_its_thread() const { return tape_.on_this_thread(); }
+    /// Whether the calling thread is the one that made this scope: it records on the tape, and
+    /// has since the scope began (a thread that ended left the tape to another).
+    bool on_its_thread() const { return tape_.on_this_thread() && tape_.adoption() == adoption_; }
 
 private:
     basic_tape<T>& tape_;
     typename basic_tape<T>::mark_type mark_;
     std::uint64_t rewinds_;
+    std::uint64_t adoption_;
 };
 
 /// Reclaims, when it ends, everything the thread recorded since it began: zg::var nodes and

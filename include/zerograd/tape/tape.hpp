@@ -157,6 +157,9 @@ public:
     }
     /// A new thread takes the retired tape over: what was recorded before is gone (holds()).
     void adopt() { lifetimes_.adopt(); }
+    /// Which thread's turn on the tape this is (see adopt()): a scope made in one turn and ended
+    /// in another, after its thread ended, is ended on another thread.
+    std::uint64_t adoption() const { return lifetimes_.adoption(); }
 
 private:
     // basic_var makes room for a node before it reads its operands' values, then records it:

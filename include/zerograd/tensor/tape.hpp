@@ -143,7 +143,11 @@ public:
         capacity_ = 0;
     }
     /// A new thread takes the retired tape over; the stamp already tells old tensors apart.
-    void adopt() {}
+    void adopt() { ++adoptions_; }
+    /// Which thread's turn on the tape this is: a scope made in one turn and ended in another
+    /// (its thread ended, and a new one, maybe at the same thread-local address, took over) was
+    /// ended on another thread.
+    std::uint64_t adoptions() const { return adoptions_; }
 
     /// Bytes held by node slots and their buffers, used or kept for reuse.
     std::size_t capacity_bytes() const {
@@ -181,6 +185,7 @@ private:
     index_type size_ = 0;
     index_type capacity_ = 0;
     std::uint32_t stamp_ = 0;
+    std::uint64_t adoptions_ = 0;
 };
 
 /// The calling thread's tensor tape: each thread records on its own. When the thread ends its

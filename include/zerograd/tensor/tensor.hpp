@@ -217,17 +217,18 @@ private:
 class tensor::scope {
 public:
     scope() : scope(detail::this_thread_tensor_tape()) {}
-    explicit scope(detail::tensor_tape& tape) : tape_(tape), mark_(tape.mark()) {}
+    explicit scope(detail::tensor_tape& tape)
+        : tape_(tape), mark_(tape.mark()), adoption_(tape.adoptions()) {}
     scope(const scope&) = delete;
     scope& operator=(const scope&) = delete;
     /// Throws zg::error, leaving the tape as it was, if ended on a thread other than the one
     /// that made it (unless an exception is already on its way: then it only leaves the tape).
     ~scope() noexcept(false) {
-        if (detail::this_thread_id() != thread_) [[unlikely]] {
+        if (detail::this_thread_id() != thread_ || tape_.adoptions() != adoption_) [[unlikely]] {
             if (std::uncaught_exceptions() == 0)
                 throw error("zg::tensor::scope: ended on a thread other than the one that made "
-                            "it; the tape is left as it was: end a scope on the thread that "
-                            "made it");
+                            "it (or after that thread ended); the tape is left as it was: end a "
+                            "scope on the thread that made it");
             return;
         }
         tape_.rewind(mark_);
@@ -236,6 +237,7 @@ public:
 private:
     detail::tensor_tape& tape_;
     detail::tensor_tape::index_type mark_;
+    std::uint64_t adoption_;
     const void* thread_ = detail::this_thread_id();
 };
 
