@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <exception> // uncaught_exceptions: scope_ended_elsewhere
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -33,6 +34,16 @@ struct dangling_var : error {
 };
 
 namespace detail {
+
+/// What a scope's destructor does when it ends on a thread other than the one that made it (or
+/// after that thread ended): throws zg::error naming the scope, leaving its tape as it was;
+/// during unwinding, when throwing would end the program, it only leaves the tape alone.
+[[gnu::cold, gnu::noinline]] inline void scope_ended_elsewhere(std::string_view scope) {
+    if (std::uncaught_exceptions() == 0)
+        throw error(std::string(scope) +
+                    ": ended on a thread other than the one that made it (or after that thread "
+                    "ended); the tape is left as it was: end a scope on the thread that made it");
+}
 
 /// x as the shortest text that reads back as the same number: "0.1", "1.0000000000000002",
 /// "inf", "nan", "18446744073709551615". Messages print numbers this way so that a value near a

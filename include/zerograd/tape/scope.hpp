@@ -4,7 +4,6 @@
 #include "zerograd/tape/tape.hpp"
 
 #include <cstdint>
-#include <exception>
 
 namespace zg::tape {
 
@@ -36,10 +35,7 @@ public:
     /// (unless an exception is already on its way: then it only leaves the tape alone).
     ~basic_scope() noexcept(false) {
         if (!on_its_thread()) [[unlikely]] {
-            if (std::uncaught_exceptions() == 0)
-                throw error("zg::tape::scope: ended on a thread other than the one that made it "
-                            "(or after that thread ended); the tape is left as it was: end a "
-                            "scope on the thread that made it");
+            zg::detail::scope_ended_elsewhere("zg::tape::scope");
             return;
         }
         // Scopes ended out of order are handled: see rewind_since.

@@ -8,8 +8,7 @@
 
 #include <cmath> // log, sqrt, cos, sin: randn's Box-Muller transform
 #include <cstdint>
-#include <exception> // uncaught_exceptions: a scope's end on another thread
-#include <numbers>   // pi
+#include <numbers> // pi
 #include <ostream>
 #include <random> // mt19937_64: randn's raw bits
 #include <span>
@@ -225,10 +224,7 @@ public:
     /// that made it (unless an exception is already on its way: then it only leaves the tape).
     ~scope() noexcept(false) {
         if (detail::this_thread_id() != thread_ || tape_.adoptions() != adoption_) [[unlikely]] {
-            if (std::uncaught_exceptions() == 0)
-                throw error("zg::tensor::scope: ended on a thread other than the one that made "
-                            "it (or after that thread ended); the tape is left as it was: end a "
-                            "scope on the thread that made it");
+            detail::scope_ended_elsewhere("zg::tensor::scope");
             return;
         }
         tape_.rewind(mark_);
