@@ -147,7 +147,7 @@ public:
     /// Which thread's turn on the tape this is: a scope made in one turn and ended in another
     /// (its thread ended, and a new one, maybe at the same thread-local address, took over) was
     /// ended on another thread.
-    std::uint64_t adoptions() const { return adoptions_; }
+    std::uint64_t adoption() const { return adoptions_; }
 
     /// Bytes held by node slots and their buffers, used or kept for reuse.
     std::size_t capacity_bytes() const {

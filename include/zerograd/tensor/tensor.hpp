@@ -217,13 +217,13 @@ class tensor::scope {
 public:
     scope() : scope(detail::this_thread_tensor_tape()) {}
     explicit scope(detail::tensor_tape& tape)
-        : tape_(tape), mark_(tape.mark()), adoption_(tape.adoptions()) {}
+        : tape_(tape), mark_(tape.mark()), adoption_(tape.adoption()) {}
     scope(const scope&) = delete;
     scope& operator=(const scope&) = delete;
     /// Throws zg::error, leaving the tape as it was, if ended on a thread other than the one
     /// that made it (unless an exception is already on its way: then it only leaves the tape).
     ~scope() noexcept(false) {
-        if (detail::this_thread_id() != thread_ || tape_.adoptions() != adoption_) [[unlikely]] {
+        if (detail::this_thread_id() != thread_ || tape_.adoption() != adoption_) [[unlikely]] {
             detail::scope_ended_elsewhere("zg::tensor::scope");
             return;
         }
