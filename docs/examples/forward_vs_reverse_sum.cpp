@@ -28,7 +28,7 @@ int main() {
     zg::var vx = x, vy = y, vz = z;
     zg::var result = f(vx, vy, vz);
     result.backward();
-    std::printf("reverse mode: one recording (%u nodes: 3 inputs, 2 additions), one sweep\n",
+    std::printf("reverse mode: one recording (%u nodes: 3 inputs, 1 statement), one sweep\n",
                 unsigned(tape.size() - before));
     std::printf("  f = %g, grad = (%g, %g, %g)\n", result.data(), vx.grad(), vy.grad(), vz.grad());
 

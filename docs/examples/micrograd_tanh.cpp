@@ -6,8 +6,11 @@
 
 int main() {
     zg::var a = 2.0, b = -3.0;
-    zg::var ab = a * b; // its own statement: C++ leaves the order of a * b + pow(a, 2) open,
-    zg::var c = ab + pow(a, 2); // and the picture below numbers nodes in recording order
+    // Each statement records one node. One operation a statement, as micrograd draws them; written
+    // as one statement, a * b + pow(a, 2) would be one node, labelled with its formula.
+    zg::var ab = a * b;
+    zg::var a_squared = pow(a, 2);
+    zg::var c = ab + a_squared;
     zg::var d = tanh(c);
     d.backward();
     std::printf("d = %.5f, dd/da = %.5f, dd/db = %.5f\n", d.data(), a.grad(), b.grad());

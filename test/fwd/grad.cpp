@@ -112,8 +112,12 @@ TEST_CASE("a function that ignores its inputs has zero gradient") {
 TEST_CASE("forward and reverse agree on a function with branches and loops") {
     const auto f = [](auto a, auto v) {
         auto total = a * 0.0;
-        for (std::size_t i = 0; i < v.size(); ++i)
-            total += v[i] > 0 ? a * log1p(v[i]) : tanh(v[i] * a);
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            if (v[i] > 0)
+                total += a * log1p(v[i]);
+            else
+                total += tanh(v[i] * a);
+        }
         return total / double(v.size()) + pow(a, 3);
     };
     const std::vector<double> v{0.5, -1.0, 2.0, -0.25};

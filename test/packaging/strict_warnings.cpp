@@ -59,7 +59,10 @@ void tape_mode() {
     const auto h = zg::tape::hessian(cube, std::vector<double>{1.0, 2.0});
     expect_near(h[0][0], 4.0, "tape hessian");
     const auto j = zg::jacobian(
-        [](auto x) { return std::vector{x[0] * x[1], exp(x[0])}; }, std::vector<double>{1.0, 2.0});
+        [](auto x) {
+            return std::vector<typename decltype(x)::value_type>{x[0] * x[1], exp(x[0])};
+        },
+        std::vector<double>{1.0, 2.0});
     expect_near(j[1][0], std::exp(1.0), "tape jacobian");
     {
         zg::tape::scope step;

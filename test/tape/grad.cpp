@@ -69,7 +69,9 @@ TEST_CASE("<zerograd/tape.hpp> alone gives zg::tape::hessian and zg::jacobian") 
         [](auto x) { return x[0] * x[0] * x[1]; }, std::vector<double>{2.0, 3.0});
     CHECK(hessian == std::vector<std::vector<double>>{{6.0, 4.0}, {4.0, 0.0}});
     const auto jacobian = zg::jacobian(
-        [](auto x) { return std::vector{x[0] * x[1], sin(x[0])}; },
+        [](auto x) {
+            return std::vector<typename decltype(x)::value_type>{x[0] * x[1], sin(x[0])};
+        },
         std::vector<double>{2.0, 3.0});
     CHECK(jacobian == std::vector<std::vector<double>>{{3.0, 2.0}, {std::cos(2.0), 0.0}});
 }

@@ -40,7 +40,7 @@ concept scalar_range = indexed_range<R> && enabled<element_t<R>>;
 template <class X, class E>
 concept operand_of = (scalar_range<X> && std::same_as<element_t<X>, E>) ||
                      (indexed_range<X> && std::is_arithmetic_v<element_t<X>>) ||
-                     std::same_as<X, E> || std::is_arithmetic_v<X>;
+                     std::same_as<zg::detail::kept_t<X>, E> || std::is_arithmetic_v<X>;
 
 template <class A, class B>
 concept operands = (scalar_range<A> && operand_of<B, element_t<A>>) ||
@@ -75,7 +75,7 @@ decltype(auto) at(const X& x, std::size_t k) {
 template <class A, class B, class Op>
 auto map(std::string_view operation, const A& a, const B& b, Op op) {
     const std::size_t n = common_size(operation, a, b);
-    std::vector<std::remove_cvref_t<decltype(op(at(a, 0), at(b, 0)))>> out;
+    std::vector<zg::detail::kept_t<decltype(op(at(a, 0), at(b, 0)))>> out;
     out.reserve(n);
     for (std::size_t k = 0; k < n; ++k) out.push_back(op(at(a, k), at(b, k)));
     return out;

@@ -41,10 +41,12 @@ decltype(auto) call_map(Fn& fn, const X& x, std::size_t k) {
         return std::invoke(fn, x);
 }
 
-/// fn's value at a range element, when summing those values stays in one type.
+/// fn's value at a range element, when summing those values stays in one type (a tape formula
+/// counted as the variable it becomes).
 template <class Fn, class R>
 concept closed_map = scalar_range<R> && requires(Fn& fn, const element_t<R>& x) {
-    { call_map(fn, x, 0) + call_map(fn, x, 0) } -> std::same_as<std::remove_cvref_t<decltype(call_map(fn, x, 0))>>;
+    requires std::same_as<kept_t<decltype(call_map(fn, x, 0) + call_map(fn, x, 0))>,
+                          kept_t<decltype(call_map(fn, x, 0))>>;
 };
 
 /// The plain number inside a scalar of any mode, for choosing a shift.
@@ -128,7 +130,7 @@ auto sum(const R& range) {
 template <class R, class Fn>
     requires detail::closed_map<Fn, R>
 auto sum(const R& range, Fn fn) {
-    using T = std::remove_cvref_t<decltype(detail::call_map(fn, *std::ranges::begin(range), 0))>;
+    using T = detail::kept_t<decltype(detail::call_map(fn, *std::ranges::begin(range), 0))>;
     auto it = std::ranges::begin(range);
     if (it == std::ranges::end(range)) return T(0.0);
     T total = detail::call_map(fn, *it, 0);
@@ -185,12 +187,14 @@ auto norm(const R& range) {
     double largest = 0;
     for (const auto& x : range) largest = std::max(largest, std::abs(detail::plain_value(x)));
     const auto [scale, inverse, guard] = detail::norm_scaling_for(largest);
-    if (scale == 1) return sqrt(sum(range, [](const auto& x) { return x * x; }));
     const auto scaled_square = [inverse = inverse](const auto& x) { // a copy: clang 14 captures no binding
         const auto y = x * inverse;
         return y * y;
     };
-    return scale * sqrt(sum(range, scaled_square) + guard);
+    // One type for both returns (two formulas' types differ on a tape).
+    using result = detail::kept_t<decltype(scale * sqrt(sum(range, scaled_square) + guard))>;
+    if (scale == 1) return result(sqrt(sum(range, [](const auto& x) { return x * x; })));
+    return result(scale * sqrt(sum(range, scaled_square) + guard));
 }
 
 /// log(sum(exp(x))), shifted by the largest element so that nothing overflows; the shift is a
@@ -211,7 +215,7 @@ auto log_sum_exp(const R& range) {
 template <class R, class Fn>
     requires detail::closed_map<Fn, R>
 auto log_sum_exp(const R& range, Fn fn) {
-    using T = std::remove_cvref_t<decltype(detail::call_map(fn, *std::ranges::begin(range), 0))>;
+    using T = detail::kept_t<decltype(detail::call_map(fn, *std::ranges::begin(range), 0))>;
     std::vector<T> terms;
     terms.reserve(std::ranges::size(range));
     std::size_t k = 0;
@@ -224,9 +228,12 @@ template <class A, class B, class... Rest>
     requires(!std::ranges::range<A> && !std::is_invocable_v<const B&, int> &&
              !requires { typename A::tree_type; } && !requires { typename B::tree_type; } &&
              (!requires { typename Rest::tree_type; } && ...) &&
-             requires { typename std::common_type_t<A, B, Rest...>; })
+             requires {
+                 typename std::common_type_t<detail::kept_t<A>, detail::kept_t<B>,
+                                             detail::kept_t<Rest>...>;
+             })
 auto log_sum_exp(const A& a, const B& b, const Rest&... rest) {
-    using T = std::common_type_t<A, B, Rest...>;
+    using T = std::common_type_t<detail::kept_t<A>, detail::kept_t<B>, detail::kept_t<Rest>...>;
     const std::vector<T> terms{T(a), T(b), T(rest)...};
     return log_sum_exp(terms);
 }

@@ -109,4 +109,18 @@ constexpr auto checked_value(const Op& op, const In&... inputs) {
     return result;
 }
 
+/// What an operation's result is kept as: a mode's scalar, or what its formula becomes when kept
+/// (a tape formula's zg::var).
+template <class E>
+struct kept {
+    using type = E;
+};
+template <class E>
+    requires requires { typename E::recorded_type; }
+struct kept<E> {
+    using type = typename E::recorded_type;
+};
+template <class E>
+using kept_t = typename kept<std::remove_cvref_t<E>>::type;
+
 } // namespace zg::detail

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "zerograd/core/config.hpp"
+#include "zerograd/core/scalar.hpp"
 
 #include <type_traits>
 
@@ -13,8 +14,9 @@ namespace zg {
 template <class A, class B>
     requires(!requires { typename std::remove_cvref_t<A>::tree_type; } &&
              !requires { typename std::remove_cvref_t<B>::tree_type; })
-constexpr std::common_type_t<A, B> select(bool c, const A& a, const B& b) {
-    using C = std::common_type_t<A, B>;
+constexpr auto select(bool c, const A& a, const B& b) {
+    // A tape formula is kept as the variable it becomes.
+    using C = std::common_type_t<detail::kept_t<A>, detail::kept_t<B>>;
     return c ? C(a) : C(b);
 }
 

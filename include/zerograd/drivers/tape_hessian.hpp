@@ -50,8 +50,9 @@ std::vector<std::vector<double>> hessian(F&& f, std::span<const double> x) {
             leaves.clear();
             for (std::size_t i = 0; i < n; ++i)
                 leaves.emplace_back(tape, dual(x[i], i == j ? 1.0 : 0.0));
-            const auto y = std::invoke(f, std::span<const scalar>(leaves));
-            using result = std::remove_cvref_t<decltype(y)>;
+            auto&& produced = std::invoke(f, std::span<const scalar>(leaves));
+            using result = zg::detail::kept_t<decltype(produced)>; // a formula, as its variable
+            const result y = std::forward<decltype(produced)>(produced);
             static_assert(std::is_same_v<result, scalar> || std::is_arithmetic_v<result>,
                           "zg::tape::hessian: f must return one scalar (the "
                           "zg::tape::basic_var<zg::dual> it is given)");

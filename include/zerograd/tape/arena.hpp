@@ -139,8 +139,11 @@ public:
 
     /// Makes room for one node of `arity` operands: the push() that follows does not grow.
     void make_room(std::size_t arity) {
-        if (size_ == node_capacity_ || operand_count_ + arity > operand_capacity_) [[unlikely]]
+        if (!has_room(arity)) [[unlikely]]
             grow(arity);
+    }
+    bool has_room(std::size_t arity) const {
+        return size_ != node_capacity_ && operand_count_ + arity <= operand_capacity_;
     }
 
     // Every member is read into a local and written back before the arrays are stored to:

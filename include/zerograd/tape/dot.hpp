@@ -55,13 +55,19 @@ std::string to_dot(const basic_var<T>& v) {
     std::string dot = "digraph zerograd {\n  rankdir=LR;\n  node [shape=record];\n";
     for (std::uint32_t i = 0; i <= root; ++i) {
         if (!reached[i]) continue;
-        dot += "  n" + std::to_string(i) + " [label=\"{ " + std::string(name_of(tape.op(i))) +
+        dot += "  n" + std::to_string(i) + " [label=\"{ " + tape.label(i) +
                " | data " + detail::dot_number(zg::detail::primal(tape.value(i))) + " | grad " +
                detail::dot_number(zg::detail::primal(tape.adjoint(i))) + " }\"];\n";
         for (auto k = first[i]; k < first[i + 1]; ++k)
             dot += "  n" + std::to_string(tape.operand(k)) + " -> n" + std::to_string(i) + ";\n";
     }
     return dot + "}\n";
+}
+
+/// The graph behind a formula, recorded first.
+template <class T, class Node>
+std::string to_dot(const expression<T, Node>& formula) {
+    return to_dot(formula.as_var());
 }
 
 } // namespace zg::tape

@@ -85,9 +85,10 @@ auto value_and_grad_at(F& f, const Args&... args) {
     auto leaves = zg::detail::spread_arguments(
         [&](const auto&... each) { return std::tuple{detail::make_leaves(tape, each)...}; },
         args...);
-    const auto y = zg::detail::call_with_views(
+    auto&& produced = zg::detail::call_with_views(
         f, leaves, [](const auto& each) -> decltype(auto) { return detail::as_argument(each); });
-    using result = std::remove_cvref_t<decltype(y)>;
+    using result = zg::detail::kept_t<decltype(produced)>; // a formula is kept as its variable
+    const result y = std::forward<decltype(produced)>(produced);
     static_assert(
         detail::scalar_result<result>,
         "zg::tape::grad / zg::tape::value_and_grad: f must return one scalar (a zg::var); "

@@ -36,13 +36,16 @@ std::vector<std::vector<double>> jacobian(F&& f, std::span<const double> x) {
         leaves.emplace_back(tape, xi);
 
     const auto outputs = std::invoke(f, std::span<const var>(leaves));
-    static_assert(zg::detail::range_of<decltype(outputs), var>,
+    // Outputs may be variables or formulas (recorded as each is read).
+    using output_type = zg::detail::kept_t<std::ranges::range_value_t<decltype(outputs)>>;
+    static_assert(std::ranges::sized_range<decltype(outputs)> && std::is_same_v<output_type, var>,
                   "zg::tape::jacobian: f must return a std::vector<zg::var> (the scalar it is "
                   "given); use zg::tape::grad for a function with one output");
     std::vector<std::vector<double>> rows;
-    if constexpr (zg::detail::range_of<decltype(outputs), var>) { // else nothing more to say
+    if constexpr (std::is_same_v<output_type, var>) { // else nothing more to say
         rows.reserve(std::ranges::size(outputs));
-        for (const var& y : outputs) {
+        for (const auto& output : outputs) {
+            const var y = output;
             // Leaves accumulate across sweeps; each row starts from zero. Intermediate nodes are
             // reset by the sweep itself.
             for (const var& leaf : leaves)

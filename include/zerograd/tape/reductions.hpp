@@ -145,10 +145,10 @@ namespace tape {
 template <class R>
 concept var_range = zg::detail::scalar_range<R> && detail::is_var<zg::detail::element_t<R>>::value;
 
-/// fn gives a variable for an element of the range.
+/// fn gives a variable (or a formula of them) for an element of the range.
 template <class Fn, class R>
-concept var_map = detail::is_var<std::remove_cvref_t<decltype(zg::detail::call_map(
-    std::declval<Fn&>(), *std::ranges::begin(std::declval<const R&>()), 0))>>::value;
+concept var_map = tape_scalar<decltype(zg::detail::call_map(
+    std::declval<Fn&>(), *std::ranges::begin(std::declval<const R&>()), 0))>;
 
 /// The sum of a range of variables, as one node (zero for an empty range).
 template <class R>
@@ -163,9 +163,9 @@ auto sum(const R& range) {
 template <class R, class Fn>
     requires zg::detail::closed_map<Fn, R> && var_map<Fn, R>
 auto sum(const R& range, Fn fn) {
-    using V =
-        std::remove_cvref_t<decltype(zg::detail::call_map(fn, *std::ranges::begin(range), 0))>;
-    using T = typename V::value_type;
+    using T = typename std::remove_cvref_t<decltype(zg::detail::call_map(
+        fn, *std::ranges::begin(range), 0))>::value_type;
+    using V = basic_var<T>;
     auto& kept = detail::scratch<T>();
     struct level { // this call's buffers, released for reuse when it returns
         detail::reduction_scratch<T>& kept;

@@ -11,6 +11,7 @@
 #include "zerograd/core/thread_object.hpp"
 #include "zerograd/tape/arena.hpp"
 #include "zerograd/tape/lifetimes.hpp"
+#include "zerograd/tape/statements.hpp"
 #include "zerograd/tape/sweep.hpp"
 
 #include <algorithm>
@@ -23,6 +24,8 @@ namespace zg::tape {
 
 template <class T>
 class basic_var;
+template <class T, class Node>
+class expression;
 
 /// Records a program (detail::node_arena) and runs the reverse sweep over it
 /// (detail::reverse_sweep), which walks the nodes from the root down: leaves keep accumulating
@@ -79,7 +82,12 @@ public:
 
     T& value(index_type i) { return arena_.value(i); }
     T& adjoint(index_type i) { return arena_.adjoint(i); }
-    op_id op(index_type i) const { return arena_.shapes()[i].op; }
+    /// The operation of node i: for a statement (a formula of several operations), the outermost.
+    op_id op(index_type i) const { return detail::root_op(std::uint8_t(arena_.shapes()[i].op)); }
+    /// What node i computes, as zg::to_dot draws it: its operation's name or its formula's text.
+    std::string label(index_type i) const {
+        return detail::label_of(std::uint8_t(arena_.shapes()[i].op));
+    }
     /// How many operands node i has (0 for leaves).
     index_type arity(index_type i) const { return arena_.shapes()[i].arity; }
     /// An operand entry: the operand's index and the partial derivative by it. Node i's entries
@@ -162,23 +170,27 @@ public:
     std::uint64_t adoption() const { return lifetimes_.adoption(); }
 
 private:
-    // basic_var makes room for a node before it reads its operands' values, then records it:
-    // growing is a call, and a value computed before it would be spilled to the stack on the way
-    // to the tape. These are private to it, so that nothing records without making room.
-    friend class basic_var<T>;
+    // A formula records itself after making room; these are private to it, so that nothing
+    // records without making room.
+    template <class, class>
+    friend class expression;
 
     void make_room(std::size_t arity) { arena_.make_room(arity); }
-    /// Records y = op(x) with local partial dy/dx, after make_room(1).
-    index_type record(op_id op, const T& y, index_type x, const T& dx) {
-        return arena_.template push<1>(op, y, {x}, {dx});
-    }
-    /// Records y = op(l, r) with local partials dy/dl and dy/dr, after make_room(2).
-    index_type record(op_id op, const T& y, index_type l, const T& dl, index_type r, const T& dr) {
-        return arena_.template push<2>(op, y, {l, r}, {dl, dr});
+    bool has_room(std::size_t arity) const { return arena_.has_room(arity); }
+    /// Records a statement of value y, its op byte (see statements.hpp) and N operand entries,
+    /// after make_room(N).
+    template <std::size_t N>
+    index_type record_statement(std::uint8_t op, const T& y, const index_type (&operands)[N],
+                                const T (&partials)[N]) {
+        return arena_.template push<N>(op_id(op), y, operands, partials);
     }
     template <class... Numbers>
     void note_nonfinite(index_type i, const Numbers&... numbers) {
         arena_.note_nonfinite(i, numbers...);
+    }
+    /// Whether a node recorded so far noted an infinite or NaN partial or value.
+    bool noted_nonfinite() const {
+        return arena_.first_nonfinite_partial() != detail::node_arena<T>::no_node;
     }
 
     detail::node_arena<T> arena_;

@@ -1,8 +1,8 @@
-// zerograd/tape/var.hpp: basic_var, a handle to a node on a tape, and every elementary operation
-// on it (recorded through the shared rules of core/rules.hpp).
+// zerograd/tape/var.hpp: basic_var, a handle to a node on a tape. The operations on it, which
+// build formulas recorded as one node each, are in tape/expression.hpp, included at the end.
 #pragma once
 
-#include "zerograd/core/elementwise.hpp"
+#include "zerograd/core/config.hpp"
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/let.hpp"
 #include "zerograd/core/rules.hpp"
@@ -10,15 +10,16 @@
 #include "zerograd/tape/scope.hpp"
 #include "zerograd/tape/tape.hpp"
 
-#include <compare>
-#include <concepts> // std::integral
 #include <cstdint>
-#include <ostream>
 #include <string> // messages of errors
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 namespace zg::tape {
+
+template <class T, class Node>
+class expression;
 
 namespace detail {
 struct var_access;
@@ -70,88 +71,38 @@ public:
     tape_type& tape() const { return checked_tape(); }
     index_type index() const { return index_; }
 
-    basic_var& operator+=(const basic_var& r) { return *this = *this + r; }
-    basic_var& operator-=(const basic_var& r) { return *this = *this - r; }
-    basic_var& operator*=(const basic_var& r) { return *this = *this * r; }
-    basic_var& operator/=(const basic_var& r) { return *this = *this / r; }
-    basic_var& operator+=(const T& r) { return *this = *this + r; }
-    basic_var& operator-=(const T& r) { return *this = *this - r; }
-    basic_var& operator*=(const T& r) { return *this = *this * r; }
-    basic_var& operator/=(const T& r) { return *this = *this / r; }
+    /// A formula becomes a variable: it is recorded as one node (see expression).
+    template <class Node>
+    ZG_INLINE basic_var(const expression<T, Node>& formula) : basic_var(formula.as_var()) {}
 
-    /// Records y = op(x); the rule gives the value and the local partial.
-    template <class Op>
-    friend basic_var record(const Op& op, const basic_var& x) {
-        tape_type& tape = x.recording_tape(Op::name);
-        make_room(tape, 1);
-        const T xv = tape.value(x.index_);
-        const T y = zg::detail::checked_value(op, xv);
-        const T dx = op.dx(xv, y);
-        return noted<Op>(tape, push_node(tape, Op::id, y, x.index_, dx), y, dx);
+    template <class R>
+    ZG_INLINE basic_var& operator+=(R&& r) {
+        return *this = *this + std::forward<R>(r);
     }
-
-    /// Records y = op(l, r) for two variables on the same tape.
-    template <class Op>
-    friend basic_var record(const Op& op, const basic_var& l, const basic_var& r) {
-        tape_type& tape = l.recording_tape(Op::name);
-        if (&tape != &r.checked_tape()) [[unlikely]]
-            throw_two_tapes(Op::name);
-        make_room(tape, 2);
-        const T lv = tape.value(l.index_), rv = tape.value(r.index_);
-        const T y = zg::detail::checked_value(op, lv, rv);
-        const T dl = op.dl(lv, rv, y), dr = op.dr(lv, rv, y);
-        return noted<Op>(tape, push_node(tape, Op::id, y, l.index_, dl, r.index_, dr), y, dl, dr);
+    template <class R>
+    ZG_INLINE basic_var& operator-=(R&& r) {
+        return *this = *this - std::forward<R>(r);
     }
-
-    /// Records y = op(l, r) with r a constant: only dy/dl is computed.
-    template <class Op>
-    friend basic_var record(const Op& op, const basic_var& l, const T r) {
-        tape_type& tape = l.recording_tape(Op::name);
-        make_room(tape, 1);
-        const T lv = tape.value(l.index_);
-        const T y = zg::detail::checked_value(op, lv, r);
-        const T dl = op.dl(lv, r, y);
-        return noted<Op>(tape, push_node(tape, Op::id, y, l.index_, dl), y, dl);
+    template <class R>
+    ZG_INLINE basic_var& operator*=(R&& r) {
+        return *this = *this * std::forward<R>(r);
     }
-
-    /// Records y = op(l, r) with l a constant: only dy/dr is computed.
-    template <class Op>
-    friend basic_var record(const Op& op, const T l, const basic_var& r) {
-        tape_type& tape = r.recording_tape(Op::name);
-        make_room(tape, 1);
-        const T rv = tape.value(r.index_);
-        const T y = zg::detail::checked_value(op, l, rv);
-        const T dr = op.dr(l, rv, y);
-        return noted<Op>(tape, push_node(tape, Op::id, y, r.index_, dr), y, dr);
+    template <class R>
+    ZG_INLINE basic_var& operator/=(R&& r) {
+        return *this = *this / std::forward<R>(r);
     }
 
 private:
     basic_var(tape_type& tape, index_type index)
         : tape_(&tape), index_(index), stamp_(tape.stamp()) {}
+    basic_var(tape_type& tape, index_type index, std::uint32_t stamp)
+        : tape_(&tape), index_(index), stamp_(stamp) {}
 
     friend struct detail::var_access;
 
-    // The tape's recording of one node, which needs room made first (see basic_tape).
-    static void make_room(tape_type& tape, std::size_t arity) { tape.make_room(arity); }
-    template <class... Node>
-    static index_type push_node(tape_type& tape, const Node&... node) {
-        return tape.record(node...);
-    }
-
-    /// The variable of node i, just recorded by rule Op with value y and these partials: the
-    /// tape notes, for its sweeps, the partials of a rule whose partials may be infinite at
-    /// finite values (zg::unbounded_partials) and the value of one that overflows
-    /// (zg::overflowing_values): the partials of its users may be infinite too.
-    template <class Op, class... Partials>
-    static basic_var noted(tape_type& tape, index_type i, const T& y, const Partials&... partials) {
-        if constexpr (unbounded_partials<Op>) tape.note_nonfinite(i, partials...);
-        if constexpr (overflowing_values<Op>) tape.note_nonfinite(i, y);
-        return basic_var(tape, i);
-    }
-
     // Variables recorded since the tape's last rewind are alive without looking at their node;
     // older ones (a model's parameters) compare their stamp with the node's.
-    tape_type& checked_tape() const {
+    ZG_INLINE tape_type& checked_tape() const {
         if (stamp_ != tape_->stamp() && !tape_->holds(index_, stamp_)) [[unlikely]]
             throw_dangling(index_);
         return *tape_;
@@ -159,10 +110,10 @@ private:
 
     // The tape an operation on this variable records on: its own, which must be the calling
     // thread's (another thread's tape would be written by two threads at once).
-    tape_type& recording_tape(std::string_view operation) const {
+    ZG_INLINE tape_type& recording_tape(std::string_view operation) const {
         return this_threads(checked_tape(), operation);
     }
-    static tape_type& this_threads(tape_type& tape, std::string_view operation) {
+    ZG_INLINE static tape_type& this_threads(tape_type& tape, std::string_view operation) {
         if (!tape.on_this_thread()) [[unlikely]]
             throw_other_thread(operation);
         return tape;
@@ -190,119 +141,58 @@ private:
     std::uint32_t stamp_;
 };
 
-using var = basic_var<double>;
-
 namespace detail {
-/// Lets zg::tape::grad make its leaves in one recording instead of one at a time.
+/// What zg::tape::grad and formulas (tape/expression.hpp) need of a variable beyond its public
+/// face: making one for a node, and its checks.
 struct var_access {
     template <class T>
     static basic_var<T> at(basic_tape<T>& tape, typename basic_tape<T>::index_type index) {
         return basic_var<T>(tape, index);
     }
+    template <class T>
+    static basic_var<T> at(basic_tape<T>& tape, typename basic_tape<T>::index_type index,
+                           std::uint32_t stamp) {
+        return basic_var<T>(tape, index, stamp);
+    }
+    template <class T>
+    static std::uint32_t stamp(const basic_var<T>& x) {
+        return x.stamp_;
+    }
+    template <class T>
+    ZG_INLINE static basic_tape<T>& recording_tape(const basic_var<T>& x,
+                                                   std::string_view operation) {
+        return x.recording_tape(operation);
+    }
+    template <class T>
+    ZG_INLINE static basic_tape<T>& checked_tape(const basic_var<T>& x) {
+        return x.checked_tape();
+    }
+    /// The value of a variable whose tape was checked.
+    template <class T>
+    ZG_INLINE static const T& value(const basic_var<T>& x) {
+        return x.tape_->value(x.index_);
+    }
+    template <class T>
+    [[noreturn]] static void throw_other_thread(std::string_view operation) {
+        basic_var<T>::throw_other_thread(operation);
+    }
+    template <class T>
+    [[noreturn]] static void throw_two_tapes(std::string_view operation) {
+        basic_var<T>::throw_two_tapes(operation);
+    }
+    template <class T>
+    [[noreturn]] static void throw_dangling(typename basic_tape<T>::index_type index) {
+        basic_var<T>::throw_dangling(index);
+    }
 };
 } // namespace detail
 
-// ---- Operations, each from its rule in core/rules.hpp -----------------------------------------
-// The plain-number side is std::type_identity_t<T> so that it takes part in no deduction and
-// converts (2 * x + 1 works with int literals).
-
-template <class T>
-basic_var<T> operator+(const basic_var<T>& x) {
-    return x;
-}
-template <class T>
-basic_var<T> operator-(const basic_var<T>& x) {
-    return record(neg_op{}, x);
-}
-
-#define ZG_TAPE_BINARY_OPERATOR(fn, symbol)                                                        \
-    template <class T>                                                                             \
-    basic_var<T> operator symbol(const basic_var<T>& l, const basic_var<T>& r) {                   \
-        return record(fn##_op{}, l, r);                                                            \
-    }                                                                                              \
-    template <class T>                                                                             \
-    basic_var<T> operator symbol(const basic_var<T>& l, const std::type_identity_t<T>& r) {        \
-        return record(fn##_op{}, l, r);                                                            \
-    }                                                                                              \
-    template <class T>                                                                             \
-    basic_var<T> operator symbol(const std::type_identity_t<T>& l, const basic_var<T>& r) {        \
-        return record(fn##_op{}, l, r);                                                            \
-    }
-ZG_BINARY_OPERATORS(ZG_TAPE_BINARY_OPERATOR)
-#undef ZG_TAPE_BINARY_OPERATOR
-
-#define ZG_TAPE_UNARY_FUNCTION(fn)                                                                 \
-    template <class T>                                                                             \
-    basic_var<T> fn(const basic_var<T>& x) {                                                       \
-        return record(fn##_op{}, x);                                                               \
-    }
-ZG_UNARY_FUNCTIONS(ZG_TAPE_UNARY_FUNCTION)
-#undef ZG_TAPE_UNARY_FUNCTION
-
-#define ZG_TAPE_BINARY_FUNCTION(fn)                                                                \
-    template <class T>                                                                             \
-    basic_var<T> fn(const basic_var<T>& l, const basic_var<T>& r) {                                \
-        return record(fn##_op{}, l, r);                                                            \
-    }                                                                                              \
-    template <class T>                                                                             \
-    basic_var<T> fn(const basic_var<T>& l, const std::type_identity_t<T>& r) {                     \
-        return record(fn##_op{}, l, r);                                                            \
-    }                                                                                              \
-    template <class T>                                                                             \
-    basic_var<T> fn(const std::type_identity_t<T>& l, const basic_var<T>& r) {                     \
-        return record(fn##_op{}, l, r);                                                            \
-    }
-ZG_BINARY_FUNCTIONS(ZG_TAPE_BINARY_FUNCTION)
-#undef ZG_TAPE_BINARY_FUNCTION
-
-/// x^n for an integer n: exact, and the exponent is not a variable. A template on the integer
-/// type, so that `pow(x, 0.5)` on a basic_var<zg::dual> takes the overload above (converting 0.5
-/// to the dual) instead of this one (converting 0.5 to int, a standard conversion).
-template <class T, std::integral I>
-basic_var<T> pow(const basic_var<T>& x, I n) {
-    return record(pown_op::of(n), x);
-}
-
-// ---- Comparisons look at data, so branches and loops work -------------------------------------
-
-template <class T>
-bool operator==(const basic_var<T>& l, const basic_var<T>& r) {
-    return l.data() == r.data();
-}
-template <class T>
-auto operator<=>(const basic_var<T>& l, const basic_var<T>& r) {
-    return l.data() <=> r.data();
-}
-template <class T>
-bool operator==(const basic_var<T>& l, const std::type_identity_t<T>& r) {
-    return l.data() == r;
-}
-template <class T>
-auto operator<=>(const basic_var<T>& l, const std::type_identity_t<T>& r) {
-    return l.data() <=> r;
-}
-
-/// Prints like micrograd's Value: `var(data=-8, grad=1)`.
-template <class T>
-std::ostream& operator<<(std::ostream& out, const basic_var<T>& x) {
-    return out << "var(data=" << x.data() << ", grad=" << x.grad() << ')';
-}
-
-// Elementwise operations on a std::span or std::vector of variables (core/elementwise.hpp).
-ZG_ELEMENTWISE_ON_RANGES
+using var = basic_var<double>;
 
 } // namespace zg::tape
 
-namespace zg::elementwise {
-template <class T>
-inline constexpr bool enabled<tape::basic_var<T>> = true;
-} // namespace zg::elementwise
-
 namespace zg {
 using tape::var;
-// zg::sin(x) works too, beside sin(x) found by argument-dependent lookup.
-#define ZG_USING_TAPE_FUNCTION(fn) using tape::fn;
-ZG_UNARY_FUNCTIONS(ZG_USING_TAPE_FUNCTION)
-ZG_BINARY_FUNCTIONS(ZG_USING_TAPE_FUNCTION)
-#undef ZG_USING_TAPE_FUNCTION
 } // namespace zg
+
+#include "zerograd/tape/expression.hpp" // the operations on variables
