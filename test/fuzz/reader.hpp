@@ -53,28 +53,28 @@ struct operations {
     using right_fn = V (*)(double, const V&);
 
     static inline const unary_fn unary[] = {
-        [](const V& x) { return -x; },
-#define ZG_FUZZ_UNARY(fn) [](const V& x) { return fn(x); },
+        [](const V& x) -> V { return -x; },
+#define ZG_FUZZ_UNARY(fn) [](const V& x) -> V { return fn(x); },
         ZG_UNARY_FUNCTIONS(ZG_FUZZ_UNARY)
 #undef ZG_FUZZ_UNARY
     };
     static inline const binary_fn binary[] = {
-#define ZG_FUZZ_FUNCTION(fn) [](const V& l, const V& r) { return fn(l, r); },
-#define ZG_FUZZ_OPERATOR(fn, symbol) [](const V& l, const V& r) { return l symbol r; },
+#define ZG_FUZZ_FUNCTION(fn) [](const V& l, const V& r) -> V { return fn(l, r); },
+#define ZG_FUZZ_OPERATOR(fn, symbol) [](const V& l, const V& r) -> V { return l symbol r; },
         ZG_BINARY_FUNCTIONS(ZG_FUZZ_FUNCTION) ZG_BINARY_OPERATORS(ZG_FUZZ_OPERATOR)
 #undef ZG_FUZZ_FUNCTION
 #undef ZG_FUZZ_OPERATOR
     };
     static inline const left_fn with_constant_right[] = {
-#define ZG_FUZZ_FUNCTION(fn) [](const V& l, double r) { return fn(l, r); },
-#define ZG_FUZZ_OPERATOR(fn, symbol) [](const V& l, double r) { return l symbol r; },
+#define ZG_FUZZ_FUNCTION(fn) [](const V& l, double r) -> V { return fn(l, r); },
+#define ZG_FUZZ_OPERATOR(fn, symbol) [](const V& l, double r) -> V { return l symbol r; },
         ZG_BINARY_FUNCTIONS(ZG_FUZZ_FUNCTION) ZG_BINARY_OPERATORS(ZG_FUZZ_OPERATOR)
 #undef ZG_FUZZ_FUNCTION
 #undef ZG_FUZZ_OPERATOR
     };
     static inline const right_fn with_constant_left[] = {
-#define ZG_FUZZ_FUNCTION(fn) [](double l, const V& r) { return fn(l, r); },
-#define ZG_FUZZ_OPERATOR(fn, symbol) [](double l, const V& r) { return l symbol r; },
+#define ZG_FUZZ_FUNCTION(fn) [](double l, const V& r) -> V { return fn(l, r); },
+#define ZG_FUZZ_OPERATOR(fn, symbol) [](double l, const V& r) -> V { return l symbol r; },
         ZG_BINARY_FUNCTIONS(ZG_FUZZ_FUNCTION) ZG_BINARY_OPERATORS(ZG_FUZZ_OPERATOR)
 #undef ZG_FUZZ_FUNCTION
 #undef ZG_FUZZ_OPERATOR

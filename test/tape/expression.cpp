@@ -152,3 +152,49 @@ TEST_CASE("reductions and elementwise operations keep formulas as variables") {
     total.backward();
     CHECK(x[2].grad() == 6.0);
 }
+
+TEST_CASE("a formula named outside a scope and recorded inside it is recorded again each step") {
+    auto& tape = zg::tape::this_thread_tape();
+    zg::var w = 3.0;
+    auto penalty = w * w; // first recorded inside the first step's scope
+    for (int step = 0; step < 3; ++step) {
+        w.grad() = 0;
+        const zg::tape::scope scope(tape);
+        zg::var data = 2.0 * step;
+        zg::var filler = data * data; // takes the reclaimed node's place after a rewind
+        zg::var loss = data + penalty + filler;
+        CHECK(loss.data() == Approx(2.0 * step + 9.0 + 4.0 * step * step));
+        loss.backward();
+        CHECK(w.grad() == 6.0);
+    }
+    auto rebound = w * 2.0;
+    {
+        const zg::tape::scope scope(tape);
+        zg::var inner = 5.0;
+        rebound = inner * w; // names a node of the scope
+    }
+    CHECK_THROWS_AS(rebound.backward(), zg::dangling_var);
+    CHECK_THROWS_AS((void)(rebound * 2.0), zg::dangling_var);
+}
+
+TEST_CASE("a zero inside a statement stays a zero next to an infinite partial") {
+    zg::var b = 0.0, w = 2.0;
+    zg::var y = relu(-1.0 / b) + w; // relu's partial 0 times 1/0's infinite one
+    y.backward();
+    CHECK(b.grad() == 0.0);
+    CHECK(w.grad() == 1.0);
+    zg::var x = 1.0;
+    zg::var z = min(x / b, 0.0) + x; // min takes 0.0: the infinite x / b gets partial 0
+    CHECK(z.data() == 1.0);
+    z.backward();
+    CHECK(x.grad() == 1.0);
+}
+
+TEST_CASE("a recorded formula reads its node's value, which data() may change") {
+    zg::var a = 2.0, b = -3.0;
+    auto c = a * b;
+    c.data() = 5.0; // records c, then sets its node's value
+    CHECK(c.value() == 5.0);
+    zg::var y = c * 2.0;
+    CHECK(y.data() == 10.0);
+}

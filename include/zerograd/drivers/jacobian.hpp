@@ -27,8 +27,11 @@ namespace zg {
 /// forward costs nothing extra, choosing reverse costs that one evaluation. Ties (n == m) go
 /// forward: a forward sweep records nothing.
 ///
-///     auto J = zg::jacobian([](auto x) { return std::vector{x[0] * x[1], sin(x[0])}; },
-///                           std::vector{2.0, 3.0});   // n = m = 2: forward
+///     auto J = zg::jacobian(
+///         [](auto x) {
+///             return std::vector<typename decltype(x)::value_type>{x[0] * x[1], sin(x[0])};
+///         },
+///         std::vector{2.0, 3.0});   // n = m = 2: forward
 ///     // J == {{3, 2}, {cos 2, 0}}
 template <class F>
 std::vector<std::vector<double>> jacobian(F&& f, std::span<const double> x) {

@@ -12,6 +12,7 @@
 #include "zerograd/tape/tape.hpp"
 #include "zerograd/tape/var.hpp"
 
+#include <compare>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -298,17 +299,26 @@ public:
     expression(const expression& other) : node_(other.node_), tape_(other.tape_) {
         index_ = other.recorded_index();
         stamp_ = other.stamp_;
+        rebound_ = other.rebound_;
     }
-    ZG_INLINE expression(expression&& other)
-        : node_(other.node_), tape_(other.tape_), index_(other.index_), stamp_(other.stamp_) {}
-    /// As a part of a larger formula.
-    ZG_INLINE detail::formula_part<T, Node> as_part() const { return {node_, index_}; }
-    /// Rebinding, as a zg::var rebinds: the formula names the node given from now on.
+    ZG_INLINE expression(expression&& other) noexcept
+        : node_(other.node_), tape_(other.tape_), index_(other.index_), stamp_(other.stamp_),
+          rebound_(other.rebound_) {}
+    /// As a part of a larger formula, once operand_tape() has checked it.
+    ZG_INLINE detail::formula_part<T, Node> as_part() const {
+        detail::formula_part<T, Node> part(node_, index_);
+        if (index_ != detail::unrecorded) [[unlikely]]
+            part.node.value = tape_->value(index_); // data() may have changed it
+        return part;
+    }
+    /// Rebinding, as a zg::var rebinds: the formula names the node given from now on (and its
+    /// parts no longer compute it).
     expression& operator=(const basic_var<T>& v) {
         tape_ = &v.tape(); // throws zg::dangling_var for a reclaimed node
         index_ = v.index();
         stamp_ = detail::var_access::stamp(v);
         node_.value = tape_->value(index_);
+        rebound_ = true;
         return *this;
     }
     expression& operator=(const expression& other) { return *this = basic_var<T>(other); }
@@ -318,8 +328,10 @@ public:
     }
     expression& operator=(const T& value) { return *this = basic_var<T>(value); }
 
-    /// The value, as the node holds it; data() is the node's own, a reference.
-    ZG_INLINE const T& value() const { return node_.value; }
+    /// The value, without recording; data() is the node's own, a reference.
+    ZG_INLINE const T& value() const {
+        return index_ == detail::unrecorded ? node_.value : tape_->value(index_);
+    }
     T& data() const { return as_var().data(); }
     T& grad() const { return as_var().grad(); }
     op_id op() const { return as_var().op(); }
@@ -350,16 +362,36 @@ public:
         return detail::var_access::at(*tape_, i, stamp_);
     }
 
-    /// The tape it reads from (checked when it was made).
-    ZG_INLINE tape_type* operand_tape() const { return tape_; }
+    /// The tape it reads from, as an operand of another formula: what it reads, or its node, must
+    /// still be there (a formula may outlive the scope it was recorded in).
+    ZG_INLINE tape_type* operand_tape() const {
+        if (stamp_ != tape_->stamp()) [[unlikely]]
+            refresh();
+        return tape_;
+    }
 
     /// Its node, recorded now if it was not yet.
     ZG_INLINE index_type recorded_index() const {
-        if (index_ == detail::unrecorded) index_ = record(); // under stamp_, now current
+        if (index_ != detail::unrecorded && stamp_ != tape_->stamp()) [[unlikely]]
+            refresh();
+        if (index_ == detail::unrecorded) index_ = record(); // record() checks stamp_ itself
         return index_;
     }
 
 private:
+    /// After a rewind: a recorded node that was reclaimed is recorded again from the formula's
+    /// parts (as a formula named outside a scope and first recorded inside it is, step after
+    /// step); a rebound one, whose parts no longer compute it, is dangling; the variables an
+    /// unrecorded one reads must be alive.
+    [[gnu::cold, gnu::noinline]] void refresh() const {
+        if (index_ != detail::unrecorded && !tape_->holds(index_, stamp_)) {
+            if (rebound_) detail::var_access::throw_dangling<T>(index_);
+            index_ = detail::unrecorded;
+        }
+        if (index_ == detail::unrecorded) check_leaves_alive();
+        stamp_ = tape_->stamp();
+    }
+
     /// Records the formula as one node: each slot's partial, computed back from the root.
     ZG_INLINE index_type record() const {
         tape_type& tape = *tape_;
@@ -368,22 +400,22 @@ private:
         constexpr std::size_t n = Node::leaves;
         index_type operands[n];
         T partials[n];
-        // Strong zeros (zg::detail::chain) where a rule of the formula may make an infinite
-        // partial. Computed before any branch, so that a function and its derivative (sin, cos)
-        // are computed together.
+        // With strong zeros (zg::detail::chain) where a rule of the formula may make an infinite
+        // partial, as the sweep multiplies across nodes.
         node_.template partials<0, Node::may_be_nonfinite>(T(1), operands, partials);
-        // The rare cases (growing, a rewind since the formula was made, an infinite value noted
-        // below it) in a call after which nothing is left to do: on the common path the values
-        // stay in registers instead of being saved around a call on every statement.
+        // The rare cases (growing, a rewind since the formula was made, a partial that is not
+        // finite: 1 / 0, an infinite input) in a call after which nothing is left to do: on the
+        // common path the values stay in registers instead of being saved around a call.
         if (stamp_ != tape.stamp() || !tape.has_room(n) ||
-            (!Node::may_be_nonfinite && tape.noted_nonfinite())) [[unlikely]]
+            (!Node::may_be_nonfinite && !all_finite(partials))) [[unlikely]]
             return record_apart();
         return push(operands, partials);
     }
 
     /// record()'s rare cases: checks what a rewind may have reclaimed, makes room, and multiplies
-    /// with strong zeros if the tape noted an infinite or NaN value or partial, as its sweep over
-    /// separate nodes would.
+    /// with strong zeros, so that a zero inside the formula is not lost to an infinite partial
+    /// (relu(-1 / x) at x = 0 has derivative 0, as across separate nodes, where the sweep skips a
+    /// zero adjoint), and notes what is not finite for the sweep.
     [[gnu::noinline, gnu::cold]] index_type record_apart() const {
         tape_type& tape = *tape_;
         if (stamp_ != tape.stamp()) {
@@ -393,11 +425,19 @@ private:
         tape.make_room(Node::leaves);
         index_type operands[Node::leaves];
         T partials[Node::leaves];
-        if (Node::may_be_nonfinite || tape.noted_nonfinite())
-            node_.template partials<0, true>(T(1), operands, partials);
-        else
-            node_.template partials<0, false>(T(1), operands, partials);
-        return push(operands, partials);
+        node_.template partials<0, true>(T(1), operands, partials);
+        const index_type i = push(operands, partials);
+        tape.note_nonfinite(i, node_.value);
+        for (const T& partial : partials)
+            tape.note_nonfinite(i, partial);
+        return i;
+    }
+
+    ZG_INLINE static bool all_finite(const T (&partials)[Node::leaves]) {
+        bool finite = true;
+        for (const T& partial : partials)
+            finite &= zg::detail::is_finite(partial);
+        return finite;
     }
 
     ZG_INLINE index_type push(const index_type (&operands)[Node::leaves],
@@ -428,6 +468,7 @@ private:
     tape_type* tape_;
     mutable index_type index_ = detail::unrecorded;
     mutable std::uint32_t stamp_ = 0;
+    bool rebound_ = false; // named another node by assignment: node_ no longer computes it
 };
 
 namespace detail {
@@ -454,7 +495,7 @@ ZG_INLINE auto part(X&& x) {
         return x.as_part();
     } else if constexpr (requires { x.operand_tape(); }) {
         const auto i = x.recorded_index();
-        return read_node<T>(i, x.value());
+        return read_node<T>(i, x.value()); // the node's value: data() may have changed it
     } else {
         return read_node<T>(x.index(), var_access::value(x));
     }

@@ -20,11 +20,11 @@ namespace zg::tape {
 /// The Jacobian of f at x, row-major (m rows of n), by reverse mode: f is recorded once on
 /// zg::var leaves and swept backwards once per output, so the cost is one recording plus m
 /// sweeps whatever n is. f takes `std::span<const zg::var>` and returns a std::vector<zg::var>
-/// (any sized range of them). Everything f records is reclaimed before this returns.
+/// (any sized range of them, or of formulas of one shape). Everything f records is reclaimed before this returns.
 /// zg::jacobian chooses between this and zg::fwd::jacobian by the shape.
 ///
 ///     auto J = zg::tape::jacobian(
-///         [](auto x) { return std::vector{x[0] * x[1], sin(x[0])}; }, std::vector{2.0, 3.0});
+///         [](auto x) { return std::vector<zg::var>{x[0] * x[1], sin(x[0])}; }, {2.0, 3.0});
 ///     // J == {{3, 2}, {cos 2, 0}}
 template <class F>
 std::vector<std::vector<double>> jacobian(F&& f, std::span<const double> x) {

@@ -50,11 +50,19 @@ inline std::uint8_t register_statement(std::string formula, op_id root) {
     return std::uint8_t(first_statement + k);
 }
 
+/// The kind of op byte `op`, a statement's (0x80 to 0xdf), if registered.
+inline const statement_kind* kind_of(std::uint8_t op) {
+    const auto& registry = statement_kinds();
+    const std::size_t k = std::size_t(op - first_statement);
+    return k < registry.count.load(std::memory_order_acquire) ? &registry.kinds[k] : nullptr;
+}
+
 /// The outermost operation of what a node of op byte `op` computes.
 inline op_id root_op(std::uint8_t op) {
     if (op < first_statement) return op_id(op);
     if (op >= first_unnamed_statement) return op_id(op - first_unnamed_statement);
-    return statement_kinds().kinds[op - first_statement].root;
+    const statement_kind* kind = kind_of(op);
+    return kind != nullptr ? kind->root : op_id::leaf;
 }
 
 /// What a node of op byte `op` computes, for drawing: its operation's name, or its formula.
@@ -62,7 +70,8 @@ inline std::string label_of(std::uint8_t op) {
     if (op < first_statement) return std::string(name_of(op_id(op)));
     if (op >= first_unnamed_statement)
         return "formula ending in " + std::string(name_of(root_op(op)));
-    return statement_kinds().kinds[op - first_statement].formula;
+    const statement_kind* kind = kind_of(op);
+    return kind != nullptr ? kind->formula : std::string("formula");
 }
 
 } // namespace zg::tape::detail

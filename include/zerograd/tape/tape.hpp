@@ -188,10 +188,6 @@ private:
     void note_nonfinite(index_type i, const Numbers&... numbers) {
         arena_.note_nonfinite(i, numbers...);
     }
-    /// Whether a node recorded so far noted an infinite or NaN partial or value.
-    bool noted_nonfinite() const {
-        return arena_.first_nonfinite_partial() != detail::node_arena<T>::no_node;
-    }
 
     detail::node_arena<T> arena_;
     detail::reverse_sweep<T> sweep_{arena_};

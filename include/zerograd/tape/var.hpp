@@ -60,7 +60,7 @@ public:
     T& data() const { return checked_tape().value(index_); }
     /// The node's adjoint, dL/d(this node) after L.backward().
     T& grad() const { return checked_tape().adjoint(index_); }
-    /// The operation that produced this node (op_id::leaf for inputs).
+    /// The operation that produced this node, a statement's outermost (op_id::leaf for inputs).
     op_id op() const { return checked_tape().op(index_); }
 
     /// Seeds this node's gradient with 1 and accumulates (+=) into every ancestor, walking the
