@@ -306,10 +306,7 @@ public:
           rebound_(other.rebound_) {}
     /// As a part of a larger formula, once operand_tape() has checked it.
     ZG_INLINE detail::formula_part<T, Node> as_part() const {
-        detail::formula_part<T, Node> part(node_, index_);
-        if (index_ != detail::unrecorded) [[unlikely]]
-            part.node.value = tape_->value(index_); // data() may have changed it
-        return part;
+        return detail::formula_part<T, Node>(node_, index_);
     }
     /// Rebinding, as a zg::var rebinds: the formula names the node given from now on (and its
     /// parts no longer compute it).
@@ -328,10 +325,8 @@ public:
     }
     expression& operator=(const T& value) { return *this = basic_var<T>(value); }
 
-    /// The value, without recording; data() is the node's own, a reference.
-    ZG_INLINE const T& value() const {
-        return index_ == detail::unrecorded ? node_.value : tape_->value(index_);
-    }
+    /// The value it computed, without recording; data() is its node's, a reference.
+    ZG_INLINE const T& value() const { return node_.value; }
     T& data() const { return as_var().data(); }
     T& grad() const { return as_var().grad(); }
     op_id op() const { return as_var().op(); }
@@ -495,7 +490,7 @@ ZG_INLINE auto part(X&& x) {
         return x.as_part();
     } else if constexpr (requires { x.operand_tape(); }) {
         const auto i = x.recorded_index();
-        return read_node<T>(i, x.value()); // the node's value: data() may have changed it
+        return read_node<T>(i, x.value());
     } else {
         return read_node<T>(x.index(), var_access::value(x));
     }
