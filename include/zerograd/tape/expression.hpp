@@ -35,8 +35,8 @@ inline constexpr index_type unrecorded = std::numeric_limits<index_type>::max();
 /// operands, partials)`, which writes the slots from At on: each variable's node, and adjoint
 /// times the partial by it (Strong: with strong zeros, zg::detail::chain); `may_be_nonfinite`,
 /// whether a rule in it may give an infinite partial at finite values or overflow
-/// (zg::unbounded_partials, zg::overflowing_values), so the tape notes it; `root`, its outermost
-/// operation; and `describe`, its text.
+/// (zg::unbounded_partials, zg::overflowing_values), so that its value is checked when recorded;
+/// `root`, its outermost operation; and `describe`, its text.
 
 // Each part copies member by member (user-provided constructors): a defaulted copy of a nested
 // part is one block move through the stack, whose wide load stalls on the narrow stores that
@@ -395,14 +395,15 @@ private:
         constexpr std::size_t n = Node::leaves;
         index_type operands[n];
         T partials[n];
-        // With strong zeros (zg::detail::chain) where a rule of the formula may make an infinite
-        // partial, as the sweep multiplies across nodes.
-        node_.template partials<0, Node::may_be_nonfinite>(T(1), operands, partials);
-        // The rare cases (growing, a rewind since the formula was made, a partial that is not
-        // finite: 1 / 0, an infinite input) in a call after which nothing is left to do: on the
-        // common path the values stay in registers instead of being saved around a call.
-        if (stamp_ != tape.stamp() || !tape.has_room(n) ||
-            (!Node::may_be_nonfinite && !all_finite(partials))) [[unlikely]]
+        // Plain products: where the partials and the value all come out finite, they are what
+        // strong zeros (zg::detail::chain, as the sweep multiplies across nodes) give, up to the
+        // sign of a zero; otherwise record_apart() computes them again with strong zeros.
+        node_.template partials<0, false>(T(1), operands, partials);
+        // The rare cases (growing, a rewind since the formula was made, a partial or a value that
+        // is not finite: 1 / 0, an infinite input) in a call after which nothing is left to do:
+        // on the common path the values stay in registers instead of being saved around a call.
+        if (stamp_ != tape.stamp() || !tape.has_room(n) || !all_finite(partials) ||
+            (Node::may_be_nonfinite && !zg::detail::is_finite(node_.value))) [[unlikely]]
             return record_apart();
         return push(operands, partials);
     }
@@ -438,14 +439,8 @@ private:
     ZG_INLINE index_type push(const index_type (&operands)[Node::leaves],
                               const T (&partials)[Node::leaves]) const {
         tape_type& tape = *tape_;
-        const index_type i = tape.template record_statement<Node::leaves>(
-            detail::statement_op<Node>(), node_.value, operands, partials);
-        if constexpr (Node::may_be_nonfinite) {
-            tape.note_nonfinite(i, node_.value);
-            for (const T& partial : partials)
-                tape.note_nonfinite(i, partial);
-        }
-        return i;
+        return tape.template record_statement<Node::leaves>(detail::statement_op<Node>(),
+                                                            node_.value, operands, partials);
     }
 
     // A rewind since the formula was made may have reclaimed a variable it reads.

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
@@ -59,11 +60,27 @@ auto make_leaves(basic_tape<double>& tape, const A& argument) {
     }
 }
 
+/// Every argument's leaves, in a tuple. Numbers alone, the common small call, are recorded as
+/// one run.
+template <class... A>
+auto make_all_leaves(basic_tape<double>& tape, const A&... arguments) {
+    if constexpr ((zg::detail::scalar_argument<A> && ...)) {
+        const double values[] = {static_cast<double>(arguments)...};
+        const std::uint32_t first = tape.record_leaves(values, sizeof...(A));
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return std::tuple{var_access::at(tape, first + std::uint32_t(I))...};
+        }(std::index_sequence_for<A...>{});
+    } else {
+        return std::tuple{make_leaves(tape, arguments)...};
+    }
+}
+
 /// What f receives for those leaves: the var itself, or a span over the run.
 inline const var& as_argument(const var& leaf) { return leaf; }
 inline std::span<const var> as_argument(const leaf_run& leaves) { return leaves.span(); }
 
-inline double gradient_of(const var& leaf) { return leaf.grad(); }
+// (The leaves are alive: the call's own scope recorded them.)
+inline double gradient_of(const var& leaf) { return var_access::adjoint(leaf); }
 inline std::vector<double> gradient_of(const leaf_run& run) {
     const std::span<const var> leaves = run.span();
     if (leaves.empty()) return {};
@@ -83,8 +100,7 @@ auto value_and_grad_at(F& f, const Args&... args) {
     const basic_scope<double> recording(tape);
 
     auto leaves = zg::detail::spread_arguments(
-        [&](const auto&... each) { return std::tuple{detail::make_leaves(tape, each)...}; },
-        args...);
+        [&](const auto&... each) { return detail::make_all_leaves(tape, each...); }, args...);
     auto&& produced = zg::detail::call_with_views(
         f, leaves, [](const auto& each) -> decltype(auto) { return detail::as_argument(each); });
     using result = zg::detail::kept_t<decltype(produced)>; // a formula is kept as its variable

@@ -172,6 +172,11 @@ struct var_access {
     ZG_INLINE static const T& value(const basic_var<T>& x) {
         return x.tape_->value(x.index_);
     }
+    /// The adjoint of a variable whose tape was checked.
+    template <class T>
+    ZG_INLINE static const T& adjoint(const basic_var<T>& x) {
+        return x.tape_->adjoint(x.index_);
+    }
     template <class T>
     [[noreturn]] static void throw_other_thread(std::string_view operation) {
         basic_var<T>::throw_other_thread(operation);
