@@ -20,7 +20,8 @@ namespace zg::tape {
 /// The Jacobian of f at x, row-major (m rows of n), by reverse mode: f is recorded once on
 /// zg::var leaves and swept backwards once per output, so the cost is one recording plus m
 /// sweeps whatever n is. f takes `std::span<const zg::var>` and returns a std::vector<zg::var>
-/// (any sized range of them, or of formulas of one shape). Everything f records is reclaimed before this returns.
+/// (any sized range of them, or of formulas of one shape). Everything f records is reclaimed
+/// before this returns.
 /// zg::jacobian chooses between this and zg::fwd::jacobian by the shape.
 ///
 ///     auto J = zg::tape::jacobian(

@@ -51,6 +51,7 @@ public:
     /// `nodes` nodes and `operands` operand entries.
     template <class Mark>
     std::optional<Mark> lowest_rewind_since(std::uint64_t first) const {
+        if (first == rewinds_) return std::nullopt; // none since, as usual: no search
         const auto since = first_kept_since(first);
         if (since == reaches_.end()) return std::nullopt;
         return Mark{since->nodes, since->operands};

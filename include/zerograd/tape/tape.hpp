@@ -148,7 +148,6 @@ public:
     /// rewinds. If a rewind since went back further (an enclosing scope that ended first), the
     /// nodes recorded after that one are the scope's too: it rewinds there.
     void rewind_since(mark_type mark, std::uint64_t rewinds) {
-        if (rewinds == lifetimes_.rewinds()) return rewind(mark); // none since: the usual case
         const auto lowest = lifetimes_.template lowest_rewind_since<mark_type>(rewinds);
         rewind(lowest && lowest->nodes < mark.nodes ? *lowest : mark);
     }
