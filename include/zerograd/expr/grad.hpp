@@ -106,8 +106,8 @@ constexpr void check_result() {
                   "zg::grad / zg::value_and_grad: f must return one scalar expression; a vector "
                   "needs a reduction such as zg::sum, and several outputs need zg::jacobian");
     static_assert(Call != scalar_call::hessian || scalar_result<R>,
-                  "zg::hessian: f must return one scalar expression; a vector needs a reduction "
-                  "such as zg::sum");
+                  "zg::hessian / zg::hvp: f must return one scalar expression; a vector needs a "
+                  "reduction such as zg::sum");
 }
 
 /// The value of f's result y and the sweep of its tree (adjoint 1) and of the shared nodes the
