@@ -25,8 +25,9 @@ for run in results:
     case, mode, n = run["run_name"].split("/")[-3:]
     scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[run["time_unit"]]
     times[(case, int(n))][mode] = run["cpu_time"] * scale
-    if "allocs" in run:
-        memory[(case, int(n), mode)] = (f"{run['allocs']:.0f}", f"{run['bytes']:.0f}",
+    if "allocs" in run or "peak_bytes" in run:
+        memory[(case, int(n), mode)] = (f"{run['allocs']:.0f}" if "allocs" in run else "-",
+                                        f"{run['bytes']:.0f}" if "bytes" in run else "-",
                                         f"{run['bytes_per_node']:.1f}"
                                         if "bytes_per_node" in run else "-",
                                         f"{run['peak_bytes'] / 2**20:.1f}"
@@ -35,7 +36,7 @@ for run in results:
 bases = [base for base in ("hand", "expr", "grad") if any(base in modes for modes in times.values())]
 bases = bases or ["libtorch"]  # bench/nn.cpp has no hand-written gradient
 ratios = defaultdict(lambda: defaultdict(list))  # base -> mode -> ratios
-print(f"\n{'case':<22}{'n':>6}{'mode':>9}{'time':>14}" +
+print(f"\n{'case':<22}{'n':>6}{'mode':>13}{'time':>14}" +
       "".join(f"{'/ ' + b:>11}" for b in bases) +
       f"{'allocs':>8}{'bytes':>10}{'B/node':>8}{'peak MB':>9}")
 # The suite runs smallest n first across cases; the table reads case by case.
@@ -51,7 +52,7 @@ for (case, n), modes in sorted(times.items(), key=lambda item: (case_order[item[
             else:
                 cells.append("-")
         allocations, allocated, per_node, peak = memory.get((case, n, mode), ("-",) * 4)
-        print(f"{case:<22}{n:>6}{mode:>9}{ns:>12.0f}ns" + "".join(f"{c:>11}" for c in cells) +
+        print(f"{case:<22}{n:>6}{mode:>13}{ns:>12.0f}ns" + "".join(f"{c:>11}" for c in cells) +
               f"{allocations:>8}{allocated:>10}{per_node:>8}{peak:>9}")
 
 print("\nmedian ratios (max in brackets)")

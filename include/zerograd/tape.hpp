@@ -7,6 +7,7 @@
 #include "zerograd/drivers/jacobian.hpp"
 #include "zerograd/drivers/tape_hessian.hpp"
 #include "zerograd/tape/dot.hpp"
+#include "zerograd/tape/external.hpp"
 #include "zerograd/tape/grad.hpp"
 #include "zerograd/tape/jacobian.hpp"
 #include "zerograd/tape/reductions.hpp"

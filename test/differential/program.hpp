@@ -105,6 +105,7 @@ T evaluate(const program& p, std::span<const T> inputs) {
         case zg::op_id::dot:
         case zg::op_id::prod:
         case zg::op_id::log_sum_exp:
+        case zg::op_id::external:
             break;
         }
     }
@@ -345,6 +346,7 @@ inline std::string print(const program& p, int i) {
     case zg::op_id::dot:
     case zg::op_id::prod:
     case zg::op_id::log_sum_exp:
+    case zg::op_id::external:
         break;
     }
     return "?";

@@ -4,6 +4,7 @@
 
 #include <zerograd/drivers/expr_hessian.hpp>
 #include <zerograd/forward.hpp>
+#include <zerograd/tape/external.hpp>
 
 #include <doctest/doctest.h>
 
@@ -148,4 +149,33 @@ TEST_CASE("edges") {
         CHECK(zg::tape::hvp(f, {1.0, 2.0}, {1.0, 0.0}) == std::vector{4.0, 2.0});
         CHECK(zg::tape::this_thread_tape<zg::dual>().size() == before);
     }
+}
+
+TEST_CASE("black boxes and checkpoints under forward-over-reverse, their functions generic") {
+    const std::vector<double> x{0.8, -1.5};
+    // f = x0^2 x1 through a black box, then sin of it through a checkpoint.
+    const auto f = [](auto v) {
+        using V = typename decltype(v)::value_type;
+        const auto y = zg::tape::external(
+            std::vector<V>(v.begin(), v.end()),
+            [](auto in) { return std::vector{in[0] * in[0] * in[1]}; },
+            [](auto in, auto, auto ybar, auto inbar) {
+                inbar[0] += 2 * in[0] * in[1] * ybar[0];
+                inbar[1] += in[0] * in[0] * ybar[0];
+            });
+        return zg::tape::checkpoint([](auto s) { return std::vector{sin(s[0])}; }, y)[0];
+    };
+    const double p = x[0] * x[0] * x[1], c = std::cos(p), s = std::sin(p);
+    const double p0 = 2 * x[0] * x[1], p1 = x[0] * x[0];
+    // H = cos(p) d2p - sin(p) dp dp^T
+    const double h00 = c * 2 * x[1] - s * p0 * p0, h01 = c * 2 * x[0] - s * p0 * p1,
+                 h11 = -s * p1 * p1;
+    const auto h = zg::tape::hessian(f, x);
+    CHECK(laws::close(h[0][0], h00, 1e-13));
+    CHECK(laws::close(h[0][1], h01, 1e-13));
+    CHECK(laws::close(h[1][0], h01, 1e-13));
+    CHECK(laws::close(h[1][1], h11, 1e-13));
+    const auto hv = zg::tape::hvp(f, x, {1.0, 2.0});
+    CHECK(laws::close(hv[0], h00 + 2 * h01, 1e-13));
+    CHECK(laws::close(hv[1], h01 + 2 * h11, 1e-13));
 }

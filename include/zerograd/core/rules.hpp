@@ -42,6 +42,8 @@ enum class op_id : std::uint8_t {
     dot,
     prod,
     log_sum_exp,
+    // A black box whose adjoints a function of the user's passes on (zg::tape::external).
+    external,
 };
 
 /// Whether a rule's partial may be infinite or NaN where its value is finite or its operand's
@@ -663,6 +665,8 @@ constexpr std::string_view name_of(op_id id) {
         return "prod";
     case op_id::log_sum_exp:
         return "log_sum_exp";
+    case op_id::external:
+        return "external";
     }
     return "?";
 }

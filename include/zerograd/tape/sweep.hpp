@@ -8,6 +8,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <functional>
+#include <span>
+#include <utility>
+#include <vector>
 
 namespace zg::tape::detail {
 
@@ -53,14 +58,29 @@ public:
             sweep<true>(root, floor);
     }
 
+    /// Nodes first_output, ..., first_output + outputs - 1 whose adjoints `pass` takes to the
+    /// inputs' (zg::tape::external): pass(output adjoints, input adjoints) adds J^T ybar into
+    /// xbar. Recorded after every input.
+    struct adjoint_callback {
+        index_type first_output;
+        index_type outputs;
+        std::vector<index_type> inputs;
+        std::function<void(std::span<const T>, std::span<T>)> pass;
+    };
+    /// Adds a callback whose outputs are the newest nodes.
+    void add_callback(adjoint_callback callback) { callbacks_.push_back(std::move(callback)); }
+
     /// The nodes from `nodes` on were reclaimed.
     void forget_from(index_type nodes) {
+        while (!callbacks_.empty() && callbacks_.back().first_output >= nodes)
+            callbacks_.pop_back();
         swept_end_ = std::min(swept_end_, nodes);
         positions_known_ = std::min<std::size_t>(positions_known_, block_of(nodes) + 1);
     }
 
     /// Every node was reclaimed: frees the blocks' records.
     void release() {
+        callbacks_.clear();
         free_blocks();
         dirty_ = nullptr;
         block_positions_ = nullptr;
@@ -94,27 +114,82 @@ private:
         // store-to-load latency on the sweep's critical path.
         const sweep_state state{operand_position(root + 1), T(0)};
         // Strong: a node at or below the root noted an infinite or NaN partial.
-        if (arena_.first_nonfinite_partial() <= root)
-            sweep_from<Floored, true>(root, floor, swept, state);
+        const bool strong = arena_.first_nonfinite_partial() <= root;
+        if (!callbacks_.empty()) [[unlikely]]
+            sweep_with_callbacks<Floored>(strong, root, floor, swept, state);
+        else if (strong)
+            sweep_from<Floored, true>(root, floor, floor, swept, state);
         else
-            sweep_from<Floored, false>(root, floor, swept, state);
+            sweep_from<Floored, false>(root, floor, floor, swept, state);
         swept_end_ = std::max<index_type>(swept_end_, root + 1);
     }
 
-    /// sweep's walk from root down to floor, marking below `swept` only.
+    /// The walk from root down to floor, stopping at each callback's outputs once every node
+    /// above them has passed its adjoint on: the callback then passes the outputs' adjoints to
+    /// its inputs, and the walk goes on below. Out of line: sweeps without callbacks skip it.
+    template <bool Floored>
+    [[gnu::noinline]] void sweep_with_callbacks(bool strong, index_type root, index_type floor,
+                                                index_type swept, sweep_state state) {
+        // Also when a callback throws: the nodes walked hold this sweep's adjoints.
+        const struct swept_to {
+            index_type& swept_end;
+            index_type end;
+            ~swept_to() { swept_end = std::max(swept_end, end); }
+        } note{swept_end_, root + 1};
+        const auto walk = [&](index_type top, index_type to) {
+            state = strong ? sweep_from<Floored, true>(top, to, floor, swept, state)
+                           : sweep_from<Floored, false>(top, to, floor, swept, state);
+        };
+        std::size_t k = callbacks_.size();
+        while (k > 0 && callbacks_[k - 1].first_output > root)
+            --k;
+        index_type top = root;
+        for (; k > 0 && callbacks_[k - 1].first_output >= floor; --k) {
+            const index_type first = callbacks_[k - 1].first_output;
+            walk(top, first);
+            run_callback(callbacks_[k - 1], floor, swept);
+            if (first == floor) return;
+            top = first - 1;
+        }
+        walk(top, floor);
+    }
+
+    /// Passes a callback's outputs' adjoints to its inputs (those at or above the floor),
+    /// marking their blocks below `swept`. The callback may record and sweep on this tape (a
+    /// checkpoint runs its function again): nothing here is held across the call.
+    void run_callback(adjoint_callback& callback, index_type floor, index_type swept) {
+        const T* outputs = arena_.adjoints() + callback.first_output;
+        if (std::all_of(outputs, outputs + callback.outputs,
+                        [](const T& a) { return zg::detail::is_zero(a); }))
+            return; // the outputs were not reached: nothing to pass on
+        const std::vector<T> output_adjoints(outputs, outputs + callback.outputs);
+        std::vector<T> input_adjoints(callback.inputs.size(), T(0));
+        callback.pass(output_adjoints, input_adjoints);
+        T* adjoints = arena_.adjoints();
+        for (std::size_t k = 0; k < callback.inputs.size(); ++k) {
+            const index_type input = callback.inputs[k];
+            if (input < floor) continue;
+            if (input < swept) dirty_[block_of(input)] = 1;
+            adjoints[input] += input_adjoints[k];
+        }
+    }
+
+    /// The walk from root down to `to` (at or above the floor), marking below `swept` only.
+    /// Returns the walk's state at `to`: the carry belongs to node to - 1.
     template <bool Floored, bool Strong>
-    void sweep_from(index_type root, index_type floor, index_type swept, sweep_state state) {
+    sweep_state sweep_from(index_type root, index_type to, index_type floor, index_type swept,
+                           sweep_state state) {
         // With a floor, the carry left at the end belongs to node floor - 1: below it, dropped.
-        const index_type fresh_floor = std::max(floor, swept);
-        if (swept <= floor) {
-            walk_nodes<Floored, false, Strong>(root + 1, floor, floor, 0, state);
+        const index_type fresh_to = std::max(to, swept);
+        if (swept <= to) {
+            state = walk_nodes<Floored, false, Strong>(root + 1, to, floor, 0, state);
         } else {
-            state = walk_nodes<Floored, true, Strong>(root + 1, fresh_floor, floor, swept, state);
+            state = walk_nodes<Floored, true, Strong>(root + 1, fresh_to, floor, swept, state);
             if (root < swept) dirty_[block_of(root)] = 1;
             // Below: only blocks this sweep reached hold adjoints to pass on.
-            for (index_type i = std::min(root + 1, swept); i > floor;) {
+            for (index_type i = std::min(root + 1, swept); i > to;) {
                 const index_type block = block_of(i - 1);
-                const index_type begin = std::max(floor, block << block_shift);
+                const index_type begin = std::max(to, block << block_shift);
                 if (dirty_[block] || begin != block << block_shift) {
                     state = walk_nodes<Floored, true, Strong>(i, begin, floor, i, state);
                 } else {
@@ -123,8 +198,9 @@ private:
                 i = begin;
             }
         }
-        if (root >= fresh_floor)
-            std::fill(dirty_ + block_of(fresh_floor), dirty_ + block_of(root) + 1, 1);
+        if (root >= fresh_to)
+            std::fill(dirty_ + block_of(fresh_to), dirty_ + block_of(root) + 1, 1);
+        return state;
     }
 
     /// Walks nodes from - 1 down to `to`, passing each adjoint to the operands. Marking: also
@@ -294,6 +370,9 @@ private:
     std::size_t* block_positions_ = nullptr; // per block: its first node's operand position
     std::size_t positions_known_ = 0;        // how many of block_positions_ are valid
     std::size_t blocks_ = 0;                 // how many blocks the two arrays hold
+    // By first output. A deque: a callback running may add and remove callbacks above its own,
+    // and must not be moved meanwhile.
+    std::deque<adjoint_callback> callbacks_;
 };
 
 } // namespace zg::tape::detail

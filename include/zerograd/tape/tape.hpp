@@ -16,9 +16,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace zg::tape {
 
@@ -107,6 +111,26 @@ public:
     index_type record_many(op_id op, const T& y, const index_type* operands, const T* partials,
                            std::size_t count) {
         return arena_.record_many(op, y, operands, partials, count);
+    }
+
+    /// Records the outputs y of a function of the nodes `inputs` whose adjoints `pass` takes to
+    /// the inputs' in the sweep: pass(output adjoints, input adjoints) adds J^T ybar into xbar.
+    /// The outputs are consecutive nodes; returns the first. Without inputs they are constants.
+    using adjoint_pass = std::function<void(std::span<const T>, std::span<T>)>;
+    index_type record_external(std::span<const index_type> inputs, std::span<const T> y,
+                               adjoint_pass pass) {
+        if (inputs.empty() || y.empty()) return arena_.record_leaves(y.data(), y.size());
+        // Each output names the first input with a zero partial: an operation, so that sweeps
+        // zero its adjoint as they zero every intermediate node's.
+        const T no_partial(0);
+        const index_type first =
+            arena_.record_many(op_id::external, y[0], inputs.data(), &no_partial, 1);
+        for (std::size_t k = 1; k < y.size(); ++k)
+            arena_.record_many(op_id::external, y[k], inputs.data(), &no_partial, 1);
+        sweep_.add_callback({first, index_type(y.size()),
+                             std::vector<index_type>(inputs.begin(), inputs.end()),
+                             std::move(pass)});
+        return first;
     }
 
     /// The adjoints of nodes first, first + 1, ...: read after a sweep, as zg::tape::grad does
