@@ -179,7 +179,8 @@ private:
     template <bool Floored, bool Strong>
     sweep_state sweep_from(index_type root, index_type to, index_type floor, index_type swept,
                            sweep_state state) {
-        // With a floor, the carry left at the end belongs to node floor - 1: below it, dropped.
+        // The carry left at the end belongs to node to - 1: the next walk's, or dropped below
+        // the floor.
         const index_type fresh_to = std::max(to, swept);
         if (swept <= to) {
             state = walk_nodes<Floored, false, Strong>(root + 1, to, floor, 0, state);
