@@ -76,13 +76,14 @@ requires var_range<R> std::vector<zg::detail::element_t<R>> external(const R& in
     using T = typename zg::detail::element_t<R>::value_type;
     static_assert(std::is_invocable_v<Value&, std::span<const T>>,
                   "zg::tape::external: value is called with the inputs' values as "
-                  "std::span<const double> (of zg::dual under zg::tape::hessian: write it "
+                  "std::span<const double> (of zg::dual under zg::tape::hessian and hvp: write it "
                   "generic) and returns the outputs' values as std::vector<double>");
     static_assert(std::is_invocable_v<VectorJacobianProduct&, std::span<const T>,
                                       std::span<const T>, std::span<const T>, std::span<T>>,
                   "zg::tape::external: vjp is called as vjp(x, y, ybar, xbar) with "
                   "std::span<const double> x, y and ybar and std::span<double> xbar (of zg::dual "
-                  "under zg::tape::hessian: write it generic) and adds J(x)^T ybar into xbar");
+                  "under zg::tape::hessian and hvp: write it generic) and adds J(x)^T ybar into "
+                  "xbar");
     if constexpr (std::is_invocable_v<Value&, std::span<const T>> &&
                   std::is_invocable_v<VectorJacobianProduct&, std::span<const T>,
                                       std::span<const T>, std::span<const T>, std::span<T>>) {
