@@ -33,7 +33,8 @@ for run in results:
                                         f"{run['peak_bytes'] / 2**20:.1f}"
                                         if "peak_bytes" in run else "-")
 
-bases = [base for base in ("hand", "expr", "grad") if any(base in modes for modes in times.values())]
+bases = [base for base in ("hand", "expr", "grad", "builtin")
+         if any(base in modes for modes in times.values())]
 bases = bases or ["libtorch"]  # bench/nn.cpp has no hand-written gradient
 ratios = defaultdict(lambda: defaultdict(list))  # base -> mode -> ratios
 print(f"\n{'case':<22}{'n':>6}{'mode':>13}{'time':>14}" +

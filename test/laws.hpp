@@ -3,8 +3,12 @@
 // and the domain to sample. test/core/rules.cpp holds each rule to finite differences and the
 // closed form; each mode's laws test holds the mode to the closed form. The reductions' laws
 // (value and gradient of sum, prod and log_sum_exp, infinities, NaN and empty ranges included)
-// are at the end: test/core/reductions.cpp holds every mode to them.
+// are at the end: test/core/reductions.cpp holds every mode to them. Two rules of a user's own
+// (zg::function) stand beside the library's, so every mode is held to those too; an operation of
+// the library without a law does not compile.
 #pragma once
+
+#include "user_rules.hpp"
 
 #include <zerograd/core/rules.hpp>
 
@@ -17,6 +21,7 @@
 #include <span>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace laws {
@@ -131,6 +136,8 @@ inline const auto unary_laws = std::tuple{
         [](double x) { return x > 0 ? 1.0 : -1.0; }, anywhere),
     unary<zg::erf_op>("erf", [](auto x) { return erf(x); },
         [](double x) { return 2 / std::sqrt(std::numbers::pi) * std::exp(-x * x); }, anywhere),
+    unary<softplus_rule>("softplus", [](auto x) { return softplus(x); },
+        [](double x) { return 1 / (1 + std::exp(-x)); }, anywhere),
 };
 
 inline const auto binary_laws = std::tuple{
@@ -159,6 +166,9 @@ inline const auto binary_laws = std::tuple{
     binary<zg::max_op>("max", [](auto x, auto y) { return max(x, y); },
         [](double x, double y) { return x > y ? 1.0 : 0.0; },
         [](double x, double y) { return y > x ? 1.0 : 0.0; }, anywhere),
+    binary<logaddexp_rule>("logaddexp", [](auto x, auto y) { return logaddexp(x, y); },
+        [](double x, double y) { return std::exp(x) / (std::exp(x) + std::exp(y)); },
+        [](double x, double y) { return std::exp(y) / (std::exp(x) + std::exp(y)); }, anywhere),
 };
 // clang-format on
 
@@ -200,6 +210,25 @@ struct rule_of<binary_law<Op, F, DL, DR, Domain>> {
 };
 template <class Law>
 using rule_t = typename rule_of<std::remove_cvref_t<Law>>::type;
+
+/// Whether a tuple of laws holds one for rule Op.
+template <class Op, class Laws>
+inline constexpr bool has_law = false;
+template <class Op, class... Law>
+inline constexpr bool has_law<Op, std::tuple<Law...>> = (std::is_same_v<Op, rule_t<Law>> || ...);
+
+#define ZG_REQUIRE_UNARY_LAW(fn)                                                                   \
+    static_assert(has_law<zg::fn##_op, std::remove_cvref_t<decltype(unary_laws)>>,                 \
+                  "test/laws.hpp: the operation " #fn " has no law; add one to unary_laws");
+#define ZG_REQUIRE_BINARY_LAW(fn, ...)                                                             \
+    static_assert(has_law<zg::fn##_op, std::remove_cvref_t<decltype(binary_laws)>>,                \
+                  "test/laws.hpp: the operation " #fn " has no law; add one to binary_laws");
+ZG_UNARY_FUNCTIONS(ZG_REQUIRE_UNARY_LAW)
+ZG_REQUIRE_UNARY_LAW(neg)
+ZG_BINARY_FUNCTIONS(ZG_REQUIRE_BINARY_LAW)
+ZG_BINARY_OPERATORS(ZG_REQUIRE_BINARY_LAW)
+#undef ZG_REQUIRE_BINARY_LAW
+#undef ZG_REQUIRE_UNARY_LAW
 
 // ---- Reductions -------------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@
 // intermediates, reductions, map-reduce, recurrences, scratch memory).
 #pragma once
 
+#include "zerograd/core/function.hpp" // zg::function: operations of the user's own rules
 #include "zerograd/drivers/expr_hessian.hpp" // zg::hessian: expression mode over dual numbers
 #include "zerograd/expr/describe.hpp"
 #include "zerograd/expr/expression.hpp"

@@ -2,6 +2,7 @@
 // direction, and Hessians on the tape by forward-over-reverse.
 #pragma once
 
+#include "zerograd/core/function.hpp" // zg::function: operations of the user's own rules
 #include "zerograd/drivers/jacobian.hpp"
 #include "zerograd/drivers/tape_hessian.hpp"
 #include "zerograd/fwd/dual.hpp"

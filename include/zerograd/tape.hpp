@@ -1,6 +1,7 @@
 // zerograd/tape.hpp: tape mode, a runtime graph for programs with data-dependent control flow.
 #pragma once
 
+#include "zerograd/core/function.hpp" // zg::function: operations of the user's own rules
 #include "zerograd/core/reductions.hpp"
 // zg::jacobian and zg::tape::hessian, which docs/api.md lists with tape mode, take forward mode
 // too: they live in drivers/.

@@ -2,6 +2,7 @@
 // matmul, reductions, log_softmax and cross_entropy, swept in reverse for gradients.
 #pragma once
 
+#include "zerograd/core/function.hpp" // zg::function: operations of the user's own rules
 #include "zerograd/tensor/elementwise.hpp"
 #include "zerograd/tensor/matmul.hpp"
 #include "zerograd/tensor/reductions.hpp"

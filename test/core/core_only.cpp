@@ -4,6 +4,7 @@
 #include <zerograd/core/config.hpp>
 #include <zerograd/core/elementwise.hpp>
 #include <zerograd/core/error.hpp>
+#include <zerograd/core/function.hpp>
 #include <zerograd/core/let.hpp>
 #include <zerograd/core/reductions.hpp>
 #include <zerograd/core/rules.hpp>

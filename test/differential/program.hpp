@@ -106,6 +106,7 @@ T evaluate(const program& p, std::span<const T> inputs) {
         case zg::op_id::prod:
         case zg::op_id::log_sum_exp:
         case zg::op_id::external:
+        case zg::op_id::function:
             break;
         }
     }
@@ -347,6 +348,7 @@ inline std::string print(const program& p, int i) {
     case zg::op_id::prod:
     case zg::op_id::log_sum_exp:
     case zg::op_id::external:
+    case zg::op_id::function:
         break;
     }
     return "?";

@@ -55,8 +55,8 @@ int any_axis(reader& in) { return int(in.byte() % 9) - 4; }
 
 using ops = fuzz::operations<tensor>;
 using assign_fn = void (*)(tensor&, const tensor&);
-const assign_fn assign[] = {
-#define ZG_FUZZ_OPERATOR(fn, symbol) [](tensor& l, const tensor& r) { l symbol## = r; },
+const fuzz::entry<assign_fn> assign[] = {
+#define ZG_FUZZ_OPERATOR(fn, symbol) {#fn, [](tensor& l, const tensor& r) { l symbol## = r; }},
     ZG_BINARY_OPERATORS(ZG_FUZZ_OPERATOR)
 #undef ZG_FUZZ_OPERATOR
 };

@@ -1,6 +1,8 @@
 // Checked builds: the first NaN or infinity made from finite inputs is an error naming the
 // operation, and the tape stays usable after it.
 #define ZG_CHECKED
+#include "laws.hpp" // a user's rule, softplus
+
 #include <zerograd/tape.hpp>
 
 #include <doctest/doctest.h>
@@ -17,6 +19,9 @@ TEST_CASE("non-finite results from finite inputs are reported") {
     CHECK_THROWS_WITH_AS(pow(zero, -1), doctest::Contains("pow(0, -1) gave inf"),
                          zg::domain_error);
     CHECK_THROWS_AS(exp(x * 1000), zg::domain_error);
+    CHECK_THROWS_WITH_AS(laws::softplus(x * 400),
+                         "zg::domain_error: softplus(800) gave inf from finite input",
+                         zg::domain_error);
 
     SUBCASE("a non-finite input is passed on, not reported again") {
         zg::var infinite = INFINITY;

@@ -44,7 +44,16 @@ enum class op_id : std::uint8_t {
     log_sum_exp,
     // A black box whose adjoints a function of the user's passes on (zg::tape::external).
     external,
+    // An operation of the user's own rule (zg::function); its name is the rule's.
+    function,
 };
+
+/// The op_id a rule records: its own for the library's rules, op_id::function for a user's.
+template <class Op>
+inline constexpr op_id id_of = op_id::function;
+template <class Op>
+    requires requires { Op::id; }
+inline constexpr op_id id_of<Op> = Op::id;
 
 /// Whether a rule's partial may be infinite or NaN where its value is finite or its operand's
 /// adjoint is zero (sqrt at 0, log at 0, pow at a negative base): from such an operation down,
@@ -57,6 +66,17 @@ inline constexpr bool unbounded_partials = requires { Op::unbounded_partials; };
 /// keeps zeros strong. (Arithmetic that overflows, 1e200 * 1e200, is not looked for.)
 template <class Op>
 inline constexpr bool overflowing_values = requires { Op::overflowing_values; };
+
+/// Whether a rule's value and partials cost a few additions or multiplications, where the others
+/// cost tens of cycles (a division, a root, an exponential, a sine): expression mode evaluates such
+/// a node again in each use rather than keeping it once.
+template <class Op>
+inline constexpr bool cheap_rule = requires { Op::cheap; };
+
+/// Whether a rule computes with + - * / alone, so that it runs on two lanes at once (expression
+/// mode sweeps two elements of a map-reduce together).
+template <class Op>
+inline constexpr bool lane_rule = requires { Op::lane_arithmetic; };
 
 /// A rule of one argument states `value(x)` and `dx(x, y)`, the partial at x given y = value(x);
 /// a rule of two states `value(l, r)`, `dl(l, r, y)` and `dr(l, r, y)`. T is double or any
@@ -102,6 +122,8 @@ T atan2_partial(const T& numerator, const T& l, const T& r) {
 
 struct add_op {
     static constexpr op_id id = op_id::add;
+    static constexpr bool lane_arithmetic = true;
+    static constexpr bool cheap = true;
     static constexpr std::string_view name = "+";
     template <class T>
     constexpr T value(const T& l, const T& r) const {
@@ -119,6 +141,8 @@ struct add_op {
 
 struct sub_op {
     static constexpr op_id id = op_id::sub;
+    static constexpr bool lane_arithmetic = true;
+    static constexpr bool cheap = true;
     static constexpr std::string_view name = "-";
     template <class T>
     constexpr T value(const T& l, const T& r) const {
@@ -136,6 +160,8 @@ struct sub_op {
 
 struct mul_op {
     static constexpr op_id id = op_id::mul;
+    static constexpr bool lane_arithmetic = true;
+    static constexpr bool cheap = true;
     static constexpr std::string_view name = "*";
     template <class T>
     constexpr T value(const T& l, const T& r) const {
@@ -154,6 +180,7 @@ struct mul_op {
 // A direct rule rather than l * pow(r, -1): one division instead of a power, and exact.
 struct div_op {
     static constexpr op_id id = op_id::div;
+    static constexpr bool lane_arithmetic = true;
     static constexpr std::string_view name = "/";
     template <class T>
     constexpr T value(const T& l, const T& r) const {
@@ -171,6 +198,8 @@ struct div_op {
 
 struct neg_op {
     static constexpr op_id id = op_id::neg;
+    static constexpr bool lane_arithmetic = true;
+    static constexpr bool cheap = true;
     static constexpr std::string_view name = "neg";
     template <class T>
     constexpr T value(const T& x) const {
@@ -247,6 +276,8 @@ struct pown_op {
 
 struct square_op {
     static constexpr op_id id = op_id::square;
+    static constexpr bool lane_arithmetic = true;
+    static constexpr bool cheap = true;
     static constexpr std::string_view name = "square";
     template <class T>
     constexpr T value(const T& x) const {
@@ -548,6 +579,7 @@ struct sigmoid_op {
 
 struct relu_op {
     static constexpr op_id id = op_id::relu;
+    static constexpr bool cheap = true;
     static constexpr std::string_view name = "relu";
     template <class T>
     constexpr T value(const T& x) const {
@@ -563,6 +595,7 @@ struct relu_op {
 // a plain 0, so that on duals it carries no derivative either (a Hessian's two levels agree).
 struct abs_op {
     static constexpr op_id id = op_id::abs;
+    static constexpr bool cheap = true;
     static constexpr std::string_view name = "abs";
     template <class T>
     constexpr T value(const T& x) const {
@@ -609,6 +642,7 @@ constexpr T tie_value(const T& l, const T& r) {
 
 struct min_op {
     static constexpr op_id id = op_id::min;
+    static constexpr bool cheap = true;
     static constexpr std::string_view name = "min";
     template <class T>
     constexpr T value(const T& l, const T& r) const {
@@ -626,6 +660,7 @@ struct min_op {
 
 struct max_op {
     static constexpr op_id id = op_id::max;
+    static constexpr bool cheap = true;
     static constexpr std::string_view name = "max";
     template <class T>
     constexpr T value(const T& l, const T& r) const {
@@ -667,6 +702,8 @@ constexpr std::string_view name_of(op_id id) {
         return "log_sum_exp";
     case op_id::external:
         return "external";
+    case op_id::function:
+        return "function";
     }
     return "?";
 }

@@ -100,7 +100,7 @@ constexpr auto checked_value(const Op& op, const In&... inputs) {
     auto result = op.value(inputs...);
     if constexpr (config::checked) {
         if (!std::isfinite(primal(result)) && (std::isfinite(primal(inputs)) && ...)) {
-            if constexpr (requires { op.n; }) // pow's integer exponent, held by the rule
+            if constexpr (requires { op.n; }) // a rule's integer parameter (pow's exponent)
                 throw_domain_error(Op::name, primal(result), inputs..., static_cast<double>(op.n));
             else
                 throw_domain_error(Op::name, primal(result), inputs...);

@@ -31,13 +31,9 @@ concept Number = std::is_arithmetic_v<U>;
 
 namespace detail {
 
-/// Operations whose value and partials cost a few additions or multiplications; the others (a
-/// division, a root, an exponential, a sine) cost tens of cycles.
+/// Operations whose value and partials cost a few additions or multiplications (the rule says so).
 template <class Op>
-inline constexpr bool cheap =
-    std::is_same_v<Op, add_op> || std::is_same_v<Op, sub_op> || std::is_same_v<Op, mul_op> ||
-    std::is_same_v<Op, neg_op> || std::is_same_v<Op, square_op> || std::is_same_v<Op, abs_op> ||
-    std::is_same_v<Op, relu_op> || std::is_same_v<Op, min_op> || std::is_same_v<Op, max_op>;
+inline constexpr bool cheap = cheap_rule<Op>;
 
 /// How much work evaluating and sweeping a tree again would repeat: its operations, the costly
 /// ones counted twice.
@@ -212,17 +208,45 @@ ZG_INLINE constexpr auto apply(const Op& op, L&& l, R&& r) {
     }
 }
 
+namespace detail {
+/// pow with an integer exponent on the right takes the overload below.
+template <class Op, class U>
+inline constexpr bool integer_exponent = std::is_same_v<Op, pow_op>&& std::integral<U>;
+
+template <class E>
+using value_type_of = typename std::remove_cvref_t<E>::value_type;
+} // namespace detail
+
+/// A rule on expressions, or an expression and a plain number on either side: every operation
+/// below, and a user's (zg::function, core/function.hpp).
+template <class Rule, Expression E>
+ZG_INLINE constexpr auto apply_rule(const Rule& rule, E&& e) {
+    return apply(rule, std::forward<E>(e));
+}
+template <class Rule, Expression L, Expression R>
+ZG_INLINE constexpr auto apply_rule(const Rule& rule, L&& l, R&& r) {
+    return apply(rule, std::forward<L>(l), std::forward<R>(r));
+}
+template <class Rule, Expression L, Number U>
+ZG_INLINE constexpr auto apply_rule(const Rule& rule, L&& l, const U& r) {
+    return apply(rule, std::forward<L>(l), detail::constant<detail::value_type_of<L>>(r));
+}
+template <class Rule, Number U, Expression R>
+ZG_INLINE constexpr auto apply_rule(const Rule& rule, const U& l, R&& r) {
+    return apply(rule, detail::constant<detail::value_type_of<R>>(l), std::forward<R>(r));
+}
+
 #define ZG_EXPR_UNARY_FUNCTION(fn)                                                                 \
     template <Expression E>                                                                        \
     ZG_INLINE constexpr auto fn(E&& e) {                                                           \
-        return apply(fn##_op{}, std::forward<E>(e));                                               \
+        return apply_rule(fn##_op{}, std::forward<E>(e));                                          \
     }
 ZG_UNARY_FUNCTIONS(ZG_EXPR_UNARY_FUNCTION)
 #undef ZG_EXPR_UNARY_FUNCTION
 
 template <Expression E>
 ZG_INLINE constexpr auto operator-(E&& e) {
-    return apply(neg_op{}, std::forward<E>(e));
+    return apply_rule(neg_op{}, std::forward<E>(e));
 }
 template <Expression E>
 constexpr std::remove_cvref_t<E> operator+(E&& e) {
@@ -232,34 +256,23 @@ constexpr std::remove_cvref_t<E> operator+(E&& e) {
 /// x^n for an integer n of any integer type: exact, and usable in constant expressions.
 template <Expression E, std::integral I>
 ZG_INLINE constexpr auto pow(E&& e, I n) {
-    return apply(pown_op::of(n), std::forward<E>(e));
+    return apply_rule(pown_op::of(n), std::forward<E>(e));
 }
-
-namespace detail {
-/// pow with an integer exponent on the right takes the overload above.
-template <class Op, class U>
-inline constexpr bool integer_exponent = std::is_same_v<Op, pow_op>&& std::integral<U>;
-
-template <class E>
-using value_type_of = typename std::remove_cvref_t<E>::value_type;
-} // namespace detail
 
 // Binary operations take two expressions, or an expression and a plain number on either side.
 #define ZG_EXPR_BINARY(name, fn)                                                                   \
     template <Expression L, Expression R>                                                          \
     ZG_INLINE constexpr auto name(L&& l, R&& r) {                                                  \
-        return apply(fn##_op{}, std::forward<L>(l), std::forward<R>(r));                           \
+        return apply_rule(fn##_op{}, std::forward<L>(l), std::forward<R>(r));                      \
     }                                                                                              \
     template <Expression L, Number U>                                                              \
     requires(!detail::integer_exponent<fn##_op, U>) ZG_INLINE constexpr auto name(L&& l,           \
                                                                                   const U& r) {    \
-        return apply(fn##_op{}, std::forward<L>(l),                                                \
-                     detail::constant<detail::value_type_of<L>>(r));                               \
+        return apply_rule(fn##_op{}, std::forward<L>(l), r);                                       \
     }                                                                                              \
     template <Number U, Expression R>                                                              \
     ZG_INLINE constexpr auto name(const U& l, R&& r) {                                             \
-        return apply(fn##_op{}, detail::constant<detail::value_type_of<R>>(l),                     \
-                     std::forward<R>(r));                                                          \
+        return apply_rule(fn##_op{}, l, std::forward<R>(r));                                       \
     }
 #define ZG_EXPR_BINARY_OPERATOR(fn, symbol) ZG_EXPR_BINARY(operator symbol, fn)
 #define ZG_EXPR_BINARY_FUNCTION(fn) ZG_EXPR_BINARY(fn, fn)

@@ -128,27 +128,47 @@ constexpr dual_t<T> apply_constant_left(const Op& op, const T& l, const dual_t<T
 // converts: `2 * x + 1` works with int literals, and on nested duals a double or an int converts
 // to the inner dual.
 
+/// A rule on duals: every operation below, and a user's (zg::function, core/function.hpp).
+template <class Rule, class T>
+constexpr dual_t<T> apply_rule(const Rule& rule, const dual_t<T>& x) {
+    return detail::apply(rule, x);
+}
+template <class Rule, class T>
+constexpr dual_t<T> apply_rule(const Rule& rule, const dual_t<T>& l, const dual_t<T>& r) {
+    return detail::apply(rule, l, r);
+}
+template <class Rule, class T>
+constexpr dual_t<T> apply_rule(const Rule& rule, const dual_t<T>& l,
+                               const std::type_identity_t<T>& r) {
+    return detail::apply_constant_right(rule, l, r);
+}
+template <class Rule, class T>
+constexpr dual_t<T> apply_rule(const Rule& rule, const std::type_identity_t<T>& l,
+                               const dual_t<T>& r) {
+    return detail::apply_constant_left(rule, l, r);
+}
+
 template <class T>
 constexpr dual_t<T> operator+(const dual_t<T>& x) {
     return x;
 }
 template <class T>
 constexpr dual_t<T> operator-(const dual_t<T>& x) {
-    return detail::apply(neg_op{}, x);
+    return apply_rule(neg_op{}, x);
 }
 
 #define ZG_FWD_BINARY_OPERATOR(fn, symbol)                                                         \
     template <class T>                                                                             \
     constexpr dual_t<T> operator symbol(const dual_t<T>& l, const dual_t<T>& r) {                  \
-        return detail::apply(fn##_op{}, l, r);                                                     \
+        return apply_rule(fn##_op{}, l, r);                                                     \
     }                                                                                              \
     template <class T>                                                                             \
     constexpr dual_t<T> operator symbol(const dual_t<T>& l, const std::type_identity_t<T>& r) {    \
-        return detail::apply_constant_right(fn##_op{}, l, r);                                      \
+        return apply_rule(fn##_op{}, l, r);                                      \
     }                                                                                              \
     template <class T>                                                                             \
     constexpr dual_t<T> operator symbol(const std::type_identity_t<T>& l, const dual_t<T>& r) {    \
-        return detail::apply_constant_left(fn##_op{}, l, r);                                       \
+        return apply_rule(fn##_op{}, l, r);                                       \
     }
 ZG_BINARY_OPERATORS(ZG_FWD_BINARY_OPERATOR)
 #undef ZG_FWD_BINARY_OPERATOR
@@ -156,7 +176,7 @@ ZG_BINARY_OPERATORS(ZG_FWD_BINARY_OPERATOR)
 #define ZG_FWD_UNARY_FUNCTION(fn)                                                                  \
     template <class T>                                                                             \
     constexpr dual_t<T> fn(const dual_t<T>& x) {                                                   \
-        return detail::apply(fn##_op{}, x);                                                        \
+        return apply_rule(fn##_op{}, x);                                                        \
     }
 ZG_UNARY_FUNCTIONS(ZG_FWD_UNARY_FUNCTION)
 #undef ZG_FWD_UNARY_FUNCTION
@@ -164,15 +184,15 @@ ZG_UNARY_FUNCTIONS(ZG_FWD_UNARY_FUNCTION)
 #define ZG_FWD_BINARY_FUNCTION(fn)                                                                 \
     template <class T>                                                                             \
     constexpr dual_t<T> fn(const dual_t<T>& l, const dual_t<T>& r) {                               \
-        return detail::apply(fn##_op{}, l, r);                                                     \
+        return apply_rule(fn##_op{}, l, r);                                                     \
     }                                                                                              \
     template <class T>                                                                             \
     constexpr dual_t<T> fn(const dual_t<T>& l, const std::type_identity_t<T>& r) {                 \
-        return detail::apply_constant_right(fn##_op{}, l, r);                                      \
+        return apply_rule(fn##_op{}, l, r);                                      \
     }                                                                                              \
     template <class T>                                                                             \
     constexpr dual_t<T> fn(const std::type_identity_t<T>& l, const dual_t<T>& r) {                 \
-        return detail::apply_constant_left(fn##_op{}, l, r);                                       \
+        return apply_rule(fn##_op{}, l, r);                                       \
     }
 ZG_BINARY_FUNCTIONS(ZG_FWD_BINARY_FUNCTION)
 #undef ZG_FWD_BINARY_FUNCTION
@@ -182,7 +202,7 @@ ZG_BINARY_FUNCTIONS(ZG_FWD_BINARY_FUNCTION)
 /// to the inner dual) instead of this one (converting 0.5 to int, a standard conversion).
 template <class T, std::integral I>
 constexpr dual_t<T> pow(const dual_t<T>& x, I n) {
-    return detail::apply(pown_op::of(n), x);
+    return apply_rule(pown_op::of(n), x);
 }
 
 // ---- Comparisons look at the value, so branches and loops work --------------------------------

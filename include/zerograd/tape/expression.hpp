@@ -100,7 +100,7 @@ template <class T, class Op, class X>
 struct unary_node {
     static constexpr std::size_t leaves = X::leaves;
     static constexpr bool may_be_nonfinite = X::may_be_nonfinite || nonfinite_rule<Op>;
-    static constexpr op_id root = Op::id;
+    static constexpr op_id root = id_of<Op>;
     [[no_unique_address]] Op op;
     X x;
     T value;
@@ -117,9 +117,9 @@ struct unary_node {
         x.template partials<At, Strong>(times<Strong>(adjoint, dx), operands, partials);
     }
     static void describe(std::string& out, std::size_t& leaf) {
-        out += Op::id == op_id::neg ? std::string("-(") : std::string(Op::name) + '(';
+        out += root == op_id::neg ? std::string("-(") : std::string(Op::name) + '(';
         describe_bare<X>(out, leaf);
-        out += Op::id == op_id::pown ? ", n)" : ")";
+        out += root == op_id::pown ? ", n)" : ")";
     }
 };
 
@@ -144,7 +144,7 @@ struct binary_node {
     static constexpr std::size_t leaves = L::leaves + R::leaves;
     static constexpr bool may_be_nonfinite =
         L::may_be_nonfinite || R::may_be_nonfinite || nonfinite_rule<Op>;
-    static constexpr op_id root = Op::id;
+    static constexpr op_id root = id_of<Op>;
     [[no_unique_address]] Op op;
     L l;
     R r;
@@ -168,7 +168,7 @@ struct binary_node {
                 times<Strong>(adjoint, op.dr(l.result(), r.result(), value)), operands, partials);
     }
     static void describe(std::string& out, std::size_t& leaf) {
-        if constexpr (infix(Op::id)) {
+        if constexpr (infix(root)) {
             out += '(';
             L::describe(out, leaf);
             out += std::string(" ") + std::string(Op::name) + ' ';
@@ -222,13 +222,16 @@ std::string formula_text() {
     return text;
 }
 
-/// Whether a node is one operation on variables and constants: recorded as that operation.
+/// Whether a node is one of the library's operations on variables and constants: recorded as that
+/// operation. (A user's operation is recorded as a statement, whose text keeps the rule's name.)
 template <class Node>
 inline constexpr bool single_operation = false;
 template <class T, class Op>
-inline constexpr bool single_operation<unary_node<T, Op, read_node<T>>> = true;
+inline constexpr bool single_operation<unary_node<T, Op, read_node<T>>> =
+    id_of<Op> != op_id::function;
 template <class T, class Op, class L, class R>
 inline constexpr bool single_operation<binary_node<T, Op, L, R>> =
+    id_of<Op> != op_id::function &&
     (std::is_same_v<L, read_node<T>> || std::is_same_v<L, constant_side<T>>) &&
     (std::is_same_v<R, read_node<T>> || std::is_same_v<R, constant_side<T>>);
 
@@ -544,28 +547,50 @@ using scalar_of = typename std::remove_cvref_t<X>::value_type;
 // On variables and formulas; the plain-number side is std::type_identity_t of the scalar type so
 // that it takes part in no deduction and converts (2 * x + 1 works with int literals).
 
+/// A rule on variables and formulas: every operation below, and a user's (zg::function,
+/// core/function.hpp).
+template <class Rule, tape_scalar X>
+ZG_INLINE auto apply_rule(const Rule& rule, X&& x) {
+    return detail::apply(rule, std::forward<X>(x));
+}
+template <class Rule, class L, class R>
+    requires tape_scalars<L, R>
+ZG_INLINE auto apply_rule(const Rule& rule, L&& l, R&& r) {
+    return detail::apply(rule, std::forward<L>(l), std::forward<R>(r));
+}
+template <class Rule, tape_scalar L>
+ZG_INLINE auto apply_rule(const Rule& rule, L&& l,
+                          const std::type_identity_t<detail::scalar_of<L>>& r) {
+    return detail::apply_constant_right(rule, std::forward<L>(l), r);
+}
+template <class Rule, tape_scalar R>
+ZG_INLINE auto apply_rule(const Rule& rule, const std::type_identity_t<detail::scalar_of<R>>& l,
+                          R&& r) {
+    return detail::apply_constant_left(rule, l, std::forward<R>(r));
+}
+
 template <tape_scalar X>
 auto operator+(X&& x) {
     return std::remove_cvref_t<X>(std::forward<X>(x));
 }
 template <tape_scalar X>
 auto operator-(X&& x) {
-    return detail::apply(neg_op{}, std::forward<X>(x));
+    return apply_rule(neg_op{}, std::forward<X>(x));
 }
 
 #define ZG_TAPE_BINARY(fn, name)                                                                   \
     template <class L, class R>                                                                    \
         requires tape_scalars<L, R>                                                                \
     ZG_INLINE auto name(L&& l, R&& r) {                                                            \
-        return detail::apply(fn##_op{}, std::forward<L>(l), std::forward<R>(r));                   \
+        return apply_rule(fn##_op{}, std::forward<L>(l), std::forward<R>(r));                      \
     }                                                                                              \
     template <tape_scalar L>                                                                       \
     ZG_INLINE auto name(L&& l, const std::type_identity_t<detail::scalar_of<L>>& r) {              \
-        return detail::apply_constant_right(fn##_op{}, std::forward<L>(l), r);                     \
+        return apply_rule(fn##_op{}, std::forward<L>(l), r);                                       \
     }                                                                                              \
     template <tape_scalar R>                                                                       \
     ZG_INLINE auto name(const std::type_identity_t<detail::scalar_of<R>>& l, R&& r) {              \
-        return detail::apply_constant_left(fn##_op{}, l, std::forward<R>(r));                      \
+        return apply_rule(fn##_op{}, l, std::forward<R>(r));                                       \
     }
 #define ZG_TAPE_BINARY_OPERATOR(fn, symbol) ZG_TAPE_BINARY(fn, operator symbol)
 #define ZG_TAPE_BINARY_FUNCTION(fn) ZG_TAPE_BINARY(fn, fn)
@@ -578,7 +603,7 @@ ZG_BINARY_FUNCTIONS(ZG_TAPE_BINARY_FUNCTION)
 #define ZG_TAPE_UNARY_FUNCTION(fn)                                                                 \
     template <tape_scalar X>                                                                       \
     ZG_INLINE auto fn(X&& x) {                                                                     \
-        return detail::apply(fn##_op{}, std::forward<X>(x));                                       \
+        return apply_rule(fn##_op{}, std::forward<X>(x));                                       \
     }
 ZG_UNARY_FUNCTIONS(ZG_TAPE_UNARY_FUNCTION)
 #undef ZG_TAPE_UNARY_FUNCTION
@@ -588,7 +613,7 @@ ZG_UNARY_FUNCTIONS(ZG_TAPE_UNARY_FUNCTION)
 /// to the dual) instead of this one (converting 0.5 to int, a standard conversion).
 template <tape_scalar X, std::integral I>
 ZG_INLINE auto pow(X&& x, I n) {
-    return detail::apply(pown_op::of(n), std::forward<X>(x));
+    return apply_rule(pown_op::of(n), std::forward<X>(x));
 }
 
 // ---- Comparisons look at values, so branches and loops work -----------------------------------

@@ -15,7 +15,8 @@ namespace zg::tape::detail {
 /// A tape node stores what it computes in one byte: an op_id below 0x80 for a node of one
 /// operation; for a statement, a formula of several, 0x80 + k for the program's k-th kind of
 /// statement (its text and outermost operation kept here), or, beyond the first 96 kinds,
-/// 0xe0 + its outermost operation (an op_id below 32: no reduction ends a formula).
+/// 0xe0 + its outermost operation (an op_id below 32: no reduction ends a formula; a user's
+/// operation, op_id::function, takes the place of op_id::leaf, which ends none either).
 struct statement_kind {
     std::string formula; // operands x0, x1, ... in the order read, constants c, exponents n
     op_id root;
@@ -44,7 +45,9 @@ inline std::uint8_t register_statement(std::string formula, op_id root) {
     auto& registry = statement_kinds();
     const std::lock_guard lock(registry.registering);
     const std::size_t k = registry.count.load(std::memory_order_relaxed);
-    if (k == named_statements) return std::uint8_t(first_unnamed_statement + std::uint8_t(root));
+    if (k == named_statements)
+        return std::uint8_t(first_unnamed_statement +
+                            (root == op_id::function ? std::uint8_t(op_id::leaf) : std::uint8_t(root)));
     registry.kinds[k] = {std::move(formula), root};
     registry.count.store(k + 1, std::memory_order_release);
     return std::uint8_t(first_statement + k);
@@ -60,7 +63,8 @@ inline const statement_kind* kind_of(std::uint8_t op) {
 /// The outermost operation of what a node of op byte `op` computes.
 inline op_id root_op(std::uint8_t op) {
     if (op < first_statement) return op_id(op);
-    if (op >= first_unnamed_statement) return op_id(op - first_unnamed_statement);
+    if (op == first_unnamed_statement) return op_id::function;
+    if (op > first_unnamed_statement) return op_id(op - first_unnamed_statement);
     const statement_kind* kind = kind_of(op);
     return kind != nullptr ? kind->root : op_id::leaf;
 }

@@ -15,12 +15,16 @@ namespace zg {
 
 namespace detail {
 
-/// The rule object a node applies: stateless rules are default-constructed, pow with an integer
-/// exponent keeps the exponent in the node.
+/// Whether a rule carries an integer `n` (pow with an integer exponent), which its node keeps.
+template <class Op>
+inline constexpr bool has_parameter = requires(const Op& op) { op.n; };
+
+/// The rule object a node applies: a rule with a parameter made again from the node's, the others
+/// default-constructed.
 template <class Op>
 Op rule_of(const tensor_node& node) {
-    if constexpr (std::is_same_v<Op, pown_op>)
-        return pown_op{node.parameter};
+    if constexpr (has_parameter<Op>)
+        return Op{node.parameter};
     else
         return Op{};
 }
@@ -69,7 +73,7 @@ tensor record_unary(const Op& op, const tensor& x) {
     const auto i = tape.push(xn.shape, xn.requires_grad, &unary_backward<Op>, Op::name);
     tensor_node& out = tape.node(i);
     out.operands[0] = tensor_access::index(x);
-    if constexpr (std::is_same_v<Op, pown_op>) out.parameter = op.n;
+    if constexpr (has_parameter<Op>) out.parameter = op.n;
     const double* xv = xn.value.data();
     double* y = out.value.data();
     fill_values(tape, i, [&] {
@@ -83,7 +87,7 @@ template <class Op>
 void binary_backward(tensor_tape& tape, tensor_node& self) {
     tensor_node& l = tape.node(self.operands[0]);
     tensor_node& r = tape.node(self.operands[1]);
-    const Op op{};
+    const Op op = rule_of<Op>(self);
     const double* lv = l.value.data();
     const double* rv = r.value.data();
     const double* y = self.value.data();
@@ -168,18 +172,36 @@ tensor& assign_binary(const Op& op, tensor& l, const tensor& r) {
 // Plain numbers are double parameters, so `2 * t + 1` converts the ints. tensor has no implicit
 // constructor, so these overloads never capture calls on plain numbers (`tanh(1.0)`).
 
+/// A rule per element: every operation below, and a user's (zg::function, core/function.hpp).
+template <class Rule>
+tensor apply_rule(const Rule& rule, const tensor& x) {
+    return detail::record_unary(rule, x);
+}
+template <class Rule>
+tensor apply_rule(const Rule& rule, const tensor& l, const tensor& r) {
+    return detail::record_binary(rule, l, r);
+}
+template <class Rule>
+tensor apply_rule(const Rule& rule, const tensor& l, double r) {
+    return detail::record_binary(rule, l, r);
+}
+template <class Rule>
+tensor apply_rule(const Rule& rule, double l, const tensor& r) {
+    return detail::record_binary(rule, l, r);
+}
+
 inline tensor operator+(const tensor& x) { return x; }
-inline tensor operator-(const tensor& x) { return detail::record_unary(neg_op{}, x); }
+inline tensor operator-(const tensor& x) { return apply_rule(neg_op{}, x); }
 
 #define ZG_TENSOR_BINARY_OPERATOR(fn, symbol)                                                      \
     inline tensor operator symbol(const tensor& l, const tensor& r) {                              \
-        return detail::record_binary(fn##_op{}, l, r);                                             \
+        return apply_rule(fn##_op{}, l, r);                                             \
     }                                                                                              \
     inline tensor operator symbol(const tensor& l, double r) {                                     \
-        return detail::record_binary(fn##_op{}, l, r);                                             \
+        return apply_rule(fn##_op{}, l, r);                                             \
     }                                                                                              \
     inline tensor operator symbol(double l, const tensor& r) {                                     \
-        return detail::record_binary(fn##_op{}, l, r);                                             \
+        return apply_rule(fn##_op{}, l, r);                                             \
     }                                                                                              \
     /** Rebinds l to the new node, as `l = l symbol r`; r must broadcast to l's shape. */          \
     inline tensor& operator symbol##=(tensor& l, const tensor& r) {                                \
@@ -190,16 +212,16 @@ ZG_BINARY_OPERATORS(ZG_TENSOR_BINARY_OPERATOR)
 #undef ZG_TENSOR_BINARY_OPERATOR
 
 #define ZG_TENSOR_UNARY_FUNCTION(fn)                                                               \
-    inline tensor fn(const tensor& x) { return detail::record_unary(fn##_op{}, x); }
+    inline tensor fn(const tensor& x) { return apply_rule(fn##_op{}, x); }
 ZG_UNARY_FUNCTIONS(ZG_TENSOR_UNARY_FUNCTION)
 #undef ZG_TENSOR_UNARY_FUNCTION
 
 #define ZG_TENSOR_BINARY_FUNCTION(fn)                                                              \
     inline tensor fn(const tensor& l, const tensor& r) {                                           \
-        return detail::record_binary(fn##_op{}, l, r);                                             \
+        return apply_rule(fn##_op{}, l, r);                                             \
     }                                                                                              \
-    inline tensor fn(const tensor& l, double r) { return detail::record_binary(fn##_op{}, l, r); } \
-    inline tensor fn(double l, const tensor& r) { return detail::record_binary(fn##_op{}, l, r); }
+    inline tensor fn(const tensor& l, double r) { return apply_rule(fn##_op{}, l, r); } \
+    inline tensor fn(double l, const tensor& r) { return apply_rule(fn##_op{}, l, r); }
 ZG_BINARY_FUNCTIONS(ZG_TENSOR_BINARY_FUNCTION)
 #undef ZG_TENSOR_BINARY_FUNCTION
 
@@ -207,7 +229,7 @@ ZG_BINARY_FUNCTIONS(ZG_TENSOR_BINARY_FUNCTION)
 /// exponent is not a variable. `pow(t, 0.5)` takes the double overload above.
 template <std::integral I>
 tensor pow(const tensor& x, I n) {
-    return detail::record_unary(pown_op::of(n), x);
+    return apply_rule(pown_op::of(n), x);
 }
 
 } // namespace zg

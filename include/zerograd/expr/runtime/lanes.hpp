@@ -68,11 +68,9 @@ ZG_INLINE void visit_end(const paired_element_expr<I, F>& e, const double_pair& 
 
 namespace detail {
 
-/// Operations a pair computes with its two-wide arithmetic.
+/// Operations a pair computes with its two-wide arithmetic (the rule says so).
 template <class Op>
-inline constexpr bool paired_op =
-    std::is_same_v<Op, add_op> || std::is_same_v<Op, sub_op> || std::is_same_v<Op, mul_op> ||
-    std::is_same_v<Op, div_op> || std::is_same_v<Op, neg_op> || std::is_same_v<Op, square_op>;
+inline constexpr bool paired_op = lane_rule<Op>;
 
 /// Whether every node of a tree of doubles has a form on pairs.
 template <class Node>
