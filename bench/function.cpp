@@ -1,7 +1,9 @@
 // bench/function.cpp: a user's rule (zg::function) against the library's operations doing the same
-// math, in expression and tape mode. softplus as a rule against log1p(exp(x)); and a copy of the
-// library's tanh rule as a user's against tanh itself, where only the path differs. Benchmarks are
-// named <case>_<mode>/<builtin|function>/<n>; bench/report.py gives each function's time over its
+// math, in expression and tape mode. softplus as a rule against log1p(exp(x)): its partial
+// written from x (`function`: one more exp than log1p(exp(x)) computes), and computed with the
+// value from one exp (`together`, value_and_dx); and a copy of the library's tanh rule as a
+// user's against tanh itself, where only the path differs. Benchmarks are named
+// <case>_<mode>/<builtin|function|together>/<n>; bench/report.py gives each time over the
 // builtin's.
 #include "user_rules.hpp"
 
@@ -20,7 +22,10 @@
 
 namespace {
 
-using laws::softplus; // test/user_rules.hpp: log1p(exp(x)) as a rule, logistic(x) its derivative
+// test/user_rules.hpp: log1p(exp(x)) as a rule, logistic(x) its derivative, from x or with the
+// value.
+using laws::softplus;
+using laws::softplus_together;
 
 /// The library's tanh rule, as a user would copy it.
 struct user_tanh_rule {
@@ -41,6 +46,7 @@ constexpr zg::function<user_tanh_rule> user_tanh{};
 // lambda that both modes call.
 const auto softplus_builtin = [](auto x) { return log1p(exp(x)); };
 const auto softplus_function = [](auto x) { return softplus(x); };
+const auto softplus_fused = [](auto x) { return softplus_together(x); };
 const auto tanh_builtin = [](auto x) { return tanh(x); };
 const auto tanh_function = [](auto x) { return user_tanh(x); };
 
@@ -130,9 +136,11 @@ void register_form(const char* name, const char* form, G g) {
 
 int main(int argc, char** argv) {
     check_agreement("softplus", softplus_builtin, softplus_function);
+    check_agreement("softplus", softplus_builtin, softplus_fused);
     check_agreement("tanh", tanh_builtin, tanh_function);
     register_form("softplus", "builtin", softplus_builtin);
     register_form("softplus", "function", softplus_function);
+    register_form("softplus", "together", softplus_fused);
     register_form("tanh", "builtin", tanh_builtin);
     register_form("tanh", "function", tanh_function);
     benchmark::Initialize(&argc, argv);

@@ -138,6 +138,8 @@ inline const auto unary_laws = std::tuple{
         [](double x) { return 2 / std::sqrt(std::numbers::pi) * std::exp(-x * x); }, anywhere),
     unary<softplus_rule>("softplus", [](auto x) { return softplus(x); },
         [](double x) { return 1 / (1 + std::exp(-x)); }, anywhere),
+    unary<softplus_together_rule>("softplus, value_and_dx", [](auto x) { return softplus_together(x); },
+        [](double x) { return 1 / (1 + std::exp(-x)); }, anywhere),
 };
 
 inline const auto binary_laws = std::tuple{

@@ -25,6 +25,17 @@ struct softplus_rule {
 };
 inline constexpr zg::function<softplus_rule> softplus{};
 
+/// softplus again, its value and derivative from one exp, as the library's log1p(exp(x)) has them.
+struct softplus_together_rule : softplus_rule {
+    template <class T>
+    zg::value_and_partial<T> value_and_dx(const T& x) const {
+        using std::exp, std::log1p;
+        const T e = exp(x);
+        return {log1p(e), e / (1 + e)};
+    }
+};
+inline constexpr zg::function<softplus_together_rule> softplus_together{};
+
 /// log(exp(l) + exp(r)); partials exp(l - y) and exp(r - y) read the value.
 struct logaddexp_rule {
     static constexpr std::string_view name = "logaddexp";

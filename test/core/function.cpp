@@ -134,3 +134,44 @@ TEST_CASE("graphs and statements name a user's rule") {
     auto t = zg::tensor::from({1.0}, {1}, true);
     CHECK(softplus(t).op_name() == "softplus");
 }
+
+namespace {
+/// A rule whose two ways to its partial disagree, to show which one a mode takes.
+struct probe_rule {
+    static constexpr std::string_view name = "probe";
+    template <class T>
+    T value(const T& x) const {
+        return x;
+    }
+    template <class T>
+    T dx(const T&, const T&) const {
+        return T(1);
+    }
+    template <class T>
+    zg::value_and_partial<T> value_and_dx(const T& x) const {
+        return {x, T(2)};
+    }
+};
+constexpr zg::function<probe_rule> probe{};
+} // namespace
+
+TEST_CASE("a rule's value_and_dx gives the value and partial where the modes compute both") {
+    const auto twice = [](auto x) { return probe(x * x); };
+    // Expression mode (a node of the tree and a costly node over a leaf), tape and forward mode
+    // compute the value and the partial together; d/dx = 2 * (2x).
+    CHECK(zg::grad(twice, 3.0)[0] == 12.0);
+    CHECK(zg::grad([](auto x) { return probe(x); }, 3.0)[0] == 2.0);
+    CHECK(zg::tape::grad(twice, 3.0)[0] == 12.0);
+    CHECK(zg::fwd::grad(twice, 3.0)[0] == 12.0);
+    CHECK(zg::hessian([](auto x) { return probe(x * x); }, 3.0)[0][0] == 4.0);
+    // softplus with its partial as 1 / (1 + exp(-x)) and as e / (1 + e), e = exp(x): one
+    // derivative, rounded two ways.
+    const auto plain = [](auto x, auto y) { return laws::softplus(x * y) * y; };
+    const auto together = [](auto x, auto y) { return laws::softplus_together(x * y) * y; };
+    const auto expected = zg::grad(plain, 0.3, -2.0);
+    for (const auto& g : {zg::grad(together, 0.3, -2.0), zg::tape::grad(together, 0.3, -2.0),
+                          zg::fwd::grad(together, 0.3, -2.0)}) {
+        CHECK(laws::close(g[0], expected[0], 1e-15));
+        CHECK(laws::close(g[1], expected[1], 1e-15));
+    }
+}

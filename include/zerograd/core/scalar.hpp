@@ -7,6 +7,7 @@
 
 #include <bit>
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -92,12 +93,10 @@ template <class... In> // cold: checked builds' error path, kept off the operati
     throw domain_error(message);
 }
 
-/// op's value at the inputs; every mode computes values through it. In checked builds, finite
-/// inputs that give a non-finite result throw zg::domain_error naming the operation and the
-/// inputs. Free in unchecked builds.
-template <class Op, class... In>
-constexpr auto checked_value(const Op& op, const In&... inputs) {
-    auto result = op.value(inputs...);
+/// In checked builds, finite inputs that gave op a non-finite result throw zg::domain_error
+/// naming the operation and the inputs. Free in unchecked builds.
+template <class Op, class Result, class... In>
+constexpr void check_value(const Op& op, const Result& result, const In&... inputs) {
     if constexpr (config::checked) {
         if (!std::isfinite(primal(result)) && (std::isfinite(primal(inputs)) && ...)) {
             if constexpr (requires { op.n; }) // a rule's integer parameter (pow's exponent)
@@ -106,7 +105,48 @@ constexpr auto checked_value(const Op& op, const In&... inputs) {
                 throw_domain_error(Op::name, primal(result), inputs...);
         }
     }
+}
+
+/// op's value at the inputs; every mode computes values through it (see check_value).
+template <class Op, class... In>
+constexpr auto checked_value(const Op& op, const In&... inputs) {
+    auto result = op.value(inputs...);
+    check_value(op, result, inputs...);
     return result;
+}
+
+} // namespace zg::detail
+
+namespace zg {
+/// A value and the partial by its one operand, computed together (a rule's value_and_dx).
+template <class T>
+struct value_and_partial {
+    T value;
+    T dx;
+};
+} // namespace zg
+
+namespace zg::detail {
+
+/// A rule of one operand that computes its value and partial together, where they share work
+/// (softplus: log1p(e) and e / (1 + e) from one e = exp(x)): `value_and_dx(x)`, returning
+/// `{value, dx}`, beside `value` and `dx`.
+template <class Op, class T>
+concept fused_rule = requires(const Op& op, const T& x) {
+    { op.value_and_dx(x) } -> std::convertible_to<value_and_partial<T>>;
+};
+
+/// op's value and partial at x (checked as checked_value): in one call where the rule has one.
+template <class Op, class T>
+constexpr value_and_partial<T> checked_value_and_dx(const Op& op, const T& x) {
+    if constexpr (fused_rule<Op, T>) {
+        const value_and_partial<T> result = op.value_and_dx(x);
+        check_value(op, result.value, x);
+        return result;
+    } else {
+        const T y = checked_value(op, x);
+        return {y, op.dx(x, y)};
+    }
 }
 
 /// What an operation's result is kept as: a mode's scalar, or what its formula becomes when kept

@@ -50,11 +50,12 @@ std::size_t describe(const Node& node, const T* values, description& out) {
         const std::size_t left = describe(node.l, values, out);
         const std::size_t right = describe(node.r, r_values, out);
         d.children = {{left, primal(node.op.dl(l, r, y))}, {right, primal(node.op.dr(l, r, y))}};
-    } else if constexpr (requires { node.op; }) {
-        const T& x = value_at(node.a, values);
-        const T& y = values[slot_count<decltype(node.a)>];
+    } else if constexpr (requires { node.known_partial; }) {
         d.label = std::string(node.op.name);
-        d.children = {{describe(node.a, values, out), primal(node.op.dx(x, y))}};
+        d.children = {{describe(node.a, values, out), primal(node.known_partial)}};
+    } else if constexpr (requires { node.op; }) {
+        d.label = std::string(node.op.name);
+        d.children = {{describe(node.a, values, out), primal(unary_partial(node, values))}};
     } else if constexpr (requires { node.first; }) {
         d.label = node.first ? "select (first)" : "select (second)";
         const std::size_t a = describe(node.a, values, out);

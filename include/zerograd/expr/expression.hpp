@@ -209,9 +209,17 @@ inline constexpr bool is_pick<select_expr<A, B>> = true;
 // values[slot_count - 1]. Ends
 // (leaves, constants, shared uses, reductions) hold their value themselves.
 
+/// The slots a node takes besides its operands': one for an operation's value, and one more, before
+/// it, for the partial of a rule that computes both in one call (zg::detail::fused_rule).
+template <class Node>
+inline constexpr std::size_t own_slots = std::size_t{is_operation<Node>};
+template <class Op, class A>
+inline constexpr std::size_t own_slots<unary_expr<Op, A>> =
+    zg::detail::fused_rule<Op, typename A::value_type> ? 2 : 1;
+
 template <class Node>
 inline constexpr std::size_t slot_count = hana::unpack(operands_of<Node>, [](auto... operand) {
-    return (std::size_t{is_operation<Node>} + ... + slot_count<typename decltype(operand)::type>);
+    return (own_slots<Node> + ... + slot_count<typename decltype(operand)::type>);
 });
 
 /// The values of a tree: an array of its slots (at least one element, so it is never empty).
@@ -256,8 +264,14 @@ ZG_INLINE constexpr void evaluate(const N& node, T* values) {
         values[slot_count<decltype(node.a)>] = node.known_value;
     } else if constexpr (requires { node.op; }) {
         evaluate(node.a, values);
-        values[slot_count<decltype(node.a)>] =
-            zg::detail::checked_value(node.op, value_at(node.a, values));
+        constexpr std::size_t at = slot_count<decltype(node.a)>;
+        if constexpr (own_slots<N> == 2) {
+            const auto both = zg::detail::checked_value_and_dx(node.op, value_at(node.a, values));
+            values[at] = both.dx;
+            values[at + 1] = both.value;
+        } else {
+            values[at] = zg::detail::checked_value(node.op, value_at(node.a, values));
+        }
     } else if constexpr (requires { node.first; }) {
         T* b_values = values + slot_count<decltype(node.a)>;
         evaluate(node.a, values);
@@ -265,6 +279,17 @@ ZG_INLINE constexpr void evaluate(const N& node, T* values) {
         b_values[slot_count<decltype(node.b)>] =
             node.first ? value_at(node.a, values) : value_at(node.b, b_values);
     }
+}
+
+/// The local partial of op(a) whose slots start at `values`: kept in its slot by a rule that
+/// computes it with the value, else the rule's dx at the operand's value and its own.
+template <class Op, class A, class T>
+ZG_INLINE constexpr T unary_partial(const unary_expr<Op, A>& node, const T* values) {
+    constexpr std::size_t at = slot_count<A>;
+    if constexpr (own_slots<unary_expr<Op, A>> == 2)
+        return values[at];
+    else
+        return node.op.dx(value_at(node.a, values), values[at]);
 }
 
 /// Trees of up to this many operations are evaluated and swept where they are used; larger ones

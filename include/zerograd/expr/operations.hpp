@@ -171,9 +171,9 @@ ZG_INLINE constexpr auto apply(const Op& op, E&& e) {
         using A = decltype(a);
         if constexpr (!detail::cheap<Op> && slot_count<A> == 0) {
             using T = typename A::value_type;
-            const T& x = value_at(a, static_cast<const T*>(nullptr));
-            const T y = zg::detail::checked_value(op, x);
-            return detail::make(known_unary_expr<Op, A>{op, a, y, op.dx(x, y)}, owner);
+            const auto both =
+                zg::detail::checked_value_and_dx(op, value_at(a, static_cast<const T*>(nullptr)));
+            return detail::make(known_unary_expr<Op, A>{op, a, both.value, both.dx}, owner);
         } else {
             return detail::make(unary_expr<Op, A>{op, a}, owner);
         }

@@ -77,9 +77,8 @@ ZG_INLINE constexpr void backward(const Node& node, const T* values, const T& ad
         backward<strong>(node.a, values, detail::times<strong>(adjoint, node.known_partial), sink);
     } else if constexpr (requires { node.op; }) {
         constexpr bool strong = Strong || detail::unbounded<decltype(node.op)>;
-        const T& x = value_at(node.a, values);
-        const T& y = values[slot_count<decltype(node.a)>];
-        backward<strong>(node.a, values, detail::times<strong>(adjoint, node.op.dx(x, y)), sink);
+        backward<strong>(node.a, values, detail::times<strong>(adjoint, unary_partial(node, values)),
+                         sink);
     } else if constexpr (requires { node.first; }) {
         if (node.first)
             backward<Strong>(node.a, values, adjoint, sink);

@@ -88,9 +88,15 @@ namespace detail {
 
 template <class Op, class T>
 constexpr dual_t<T> apply(const Op& op, const dual_t<T>& x) {
-    const T y = zg::detail::checked_value(op, x.value);
-    if (zg::detail::is_zero(x.deriv)) return dual_t<T>(y);
-    return dual_t<T>(y, zg::detail::chain(x.deriv, op.dx(x.value, y)));
+    if constexpr (zg::detail::fused_rule<Op, T>) { // value and partial from one call
+        if (zg::detail::is_zero(x.deriv)) return dual_t<T>(zg::detail::checked_value(op, x.value));
+        const auto both = zg::detail::checked_value_and_dx(op, x.value);
+        return dual_t<T>(both.value, zg::detail::chain(x.deriv, both.dx));
+    } else {
+        const T y = zg::detail::checked_value(op, x.value);
+        if (zg::detail::is_zero(x.deriv)) return dual_t<T>(y);
+        return dual_t<T>(y, zg::detail::chain(x.deriv, op.dx(x.value, y)));
+    }
 }
 
 template <class Op, class T>

@@ -108,8 +108,16 @@ struct unary_node {
 
     unary_node() : op(), x(), value(0), dx(0) {}
     ZG_INLINE unary_node(const Op& o, X&& in)
+        requires(!zg::detail::fused_rule<Op, T>)
         : op(o), x(std::move(in)), value(zg::detail::checked_value(o, x.result())),
           dx(o.dx(x.result(), value)) {}
+    ZG_INLINE unary_node(const Op& o, X&& in) // value and partial from one call
+        requires zg::detail::fused_rule<Op, T>
+        : op(o), x(std::move(in)), value(0), dx(0) {
+        const auto both = zg::detail::checked_value_and_dx(op, x.result());
+        value = both.value;
+        dx = both.dx;
+    }
     ZG_INLINE unary_node(const unary_node& n) : op(n.op), x(n.x), value(n.value), dx(n.dx) {}
     ZG_INLINE const T& result() const { return value; }
     template <std::size_t At, bool Strong>
