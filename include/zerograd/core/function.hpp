@@ -34,6 +34,15 @@ concept named_rule = requires {
     std::string_view(Rule::name);
 };
 
+template <class Rule>
+struct function;
+
+/// What a call of zg::function<Rule> needs: as many operands as the rule takes (any number while
+/// the rule is malformed, so that the call reaches the static_asserts that say what is missing).
+template <class Rule, std::size_t N>
+concept called_with_as_many_operands_as_its_rule_takes =
+    !function<Rule>::well_formed || N == function<Rule>::arity;
+
 /// The operation of a rule written like the library's own (core/rules.hpp): on plain numbers its
 /// value; on any mode's scalar the mode's node for it, found by argument-dependent lookup as
 /// `apply_rule(rule, operands...)` beside the mode's scalar type, the same function each of the
@@ -52,7 +61,8 @@ struct function {
     // zg::sum(v, fn) asks); with any number while the rule is malformed, so that the call
     // reaches the static_asserts below rather than an error of overload resolution.
     template <class... X>
-    requires(!well_formed || sizeof...(X) == arity) constexpr auto operator()(X&&... x) const {
+    requires called_with_as_many_operands_as_its_rule_takes<Rule, sizeof...(X)>
+    constexpr auto operator()(X&&... x) const {
         // Checked where it is called: a class whose static_assert failed has no members for
         // clang, which would add errors of its own.
         static_assert(
@@ -60,8 +70,19 @@ struct function {
             "zg::function<Rule>: Rule has no name; give it "
             "`static constexpr std::string_view name = \"...\";` (error messages, checked "
             "builds and zg::to_dot show it)");
+        constexpr bool has_unary_value = requires(const Rule& r, const double& v) { r.value(v); };
+        constexpr bool has_binary_value = requires(const Rule& r, const double& v) {
+            r.value(v, v);
+        };
+        static_assert(unary_rule<Rule> || binary_rule<Rule> || !has_unary_value,
+                      "zg::function<Rule>: Rule states value(x) but not dx(x, y), the derivative "
+                      "at x given y = value(x): add `template <class T> T dx(const T& x, const T& "
+                      "y) const`");
+        static_assert(unary_rule<Rule> || binary_rule<Rule> || !has_binary_value,
+                      "zg::function<Rule>: Rule states value(l, r) but not both dl(l, r, y) and "
+                      "dr(l, r, y), the partials by l and by r given y = value(l, r)");
         static_assert(
-            unary_rule<Rule> || binary_rule<Rule>,
+            unary_rule<Rule> || binary_rule<Rule> || has_unary_value || has_binary_value,
             "zg::function<Rule>: Rule states neither value(x) and dx(x, y) nor value(l, r), "
             "dl(l, r, y) and dr(l, r, y); write them as templates on the scalar type, "
             "`template <class T> T value(const T& x) const`");
