@@ -45,9 +45,10 @@ inline std::uint8_t register_statement(std::string formula, op_id root) {
     auto& registry = statement_kinds();
     const std::lock_guard lock(registry.registering);
     const std::size_t k = registry.count.load(std::memory_order_relaxed);
-    if (k == named_statements)
-        return std::uint8_t(first_unnamed_statement +
-                            (root == op_id::function ? std::uint8_t(op_id::leaf) : std::uint8_t(root)));
+    if (k == named_statements) {
+        const op_id slot = root == op_id::function ? op_id::leaf : root;
+        return std::uint8_t(first_unnamed_statement + std::uint8_t(slot));
+    }
     registry.kinds[k] = {std::move(formula), root};
     registry.count.store(k + 1, std::memory_order_release);
     return std::uint8_t(first_statement + k);

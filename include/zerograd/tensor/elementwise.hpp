@@ -128,6 +128,7 @@ tensor record_binary(const Op& op, const tensor& l, const tensor& r,
     tensor_node& out = tape.node(i);
     out.operands[0] = tensor_access::index(l);
     out.operands[1] = tensor_access::index(r);
+    if constexpr (has_parameter<Op>) out.parameter = op.n;
     const double* lv = ln.value.data();
     const double* rv = rn.value.data();
     double* y = out.value.data();
