@@ -57,9 +57,8 @@ struct function {
     static constexpr bool well_formed = named_rule<Rule> && arity != 0 && std::is_empty_v<Rule> &&
                                         std::is_default_constructible_v<Rule>;
 
-    // Callable with as many operands as the rule takes (std::is_invocable answers so, as
-    // zg::sum(v, fn) asks); with any number while the rule is malformed, so that the call
-    // reaches the static_asserts below rather than an error of overload resolution.
+    // A constraint rather than a static_assert, so that std::is_invocable (which zg::sum(v, fn)
+    // asks) sees the operand count.
     template <class... X>
     requires called_with_as_many_operands_as_its_rule_takes<Rule, sizeof...(X)>
     constexpr auto operator()(X&&... x) const {
