@@ -14,7 +14,8 @@
 # Further arguments go to Google Benchmark (--benchmark_min_time=1 for steadier numbers).
 # ZG_BENCH=tape runs bench/tape.cpp instead, ZG_BENCH=nn bench/nn.cpp (a training step: tensors,
 # the scalar MLP and libtorch), ZG_BENCH=hvp bench/hvp.cpp (Hessian-vector products against
-# gradients), ZG_BENCH=checkpoint bench/checkpoint.cpp (a long recurrence with and without
+# gradients), ZG_BENCH=linalg bench/linalg.cpp (a Gaussian process's likelihood against libtorch),
+# ZG_BENCH=checkpoint bench/checkpoint.cpp (a long recurrence with and without
 # checkpoints).
 set -euo pipefail
 cd "$(dirname "$0")/.."

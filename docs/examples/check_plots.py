@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The docs' pictures can be drawn again: runs the two-moons examples given (their CSV files go to
+"""The docs' pictures can be drawn again: runs the two-moons and Gaussian-process examples given (their CSV files go to
 a temporary folder), draws every picture with docs/images/plot.py, also from the committed
 forward_vs_reverse.csv and suite.csv and from tensor_broadcast.cpp's expected output, and checks
 that each has its title, axis labels and legend.
@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 
-plot, nn_moons, nn_moons_tensor, tensor_broadcast_output = sys.argv[1:5]
+plot, nn_moons, nn_moons_tensor, tensor_broadcast_output, gaussian_process = sys.argv[1:6]
 images = os.path.dirname(os.path.abspath(plot))
 probe = subprocess.run([sys.executable, "-c", "import matplotlib"], capture_output=True)
 system_probe = subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
@@ -28,12 +28,14 @@ expected = {
     "forward_vs_reverse.svg": ["n (inputs)", "time of the gradient / time of f", "crossover"],
     "suite.svg": ["hand-written gradient (log scale", "expr", "tape", "sum (n = 4,096)"],
     "tensor_broadcast.svg": ["dz  [2, 2]", "db = dz summed over the rows", "0.0694"],
+    "gaussian_process.svg": ["marginal likelihood", "posterior mean ± 2 sd", "data (sin + noise)"],
 }
 with tempfile.TemporaryDirectory() as folder:
     def run(*command):
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     run(nn_moons, folder)
     run(nn_moons_tensor, folder)
+    run(gaussian_process, folder)
     run(sys.executable, plot, "moons", folder, "nn_moons", "hinge loss + L2", folder)
     run(sys.executable, plot, "moons", folder, "nn_moons_tensor", "cross-entropy", folder)
     run(sys.executable, plot, "forward_vs_reverse", images, folder)
@@ -41,6 +43,7 @@ with tempfile.TemporaryDirectory() as folder:
         os.path.join(folder, "suite.svg"))
     run(sys.executable, plot, "broadcast", tensor_broadcast_output,
         os.path.join(folder, "tensor_broadcast.svg"))
+    run(sys.executable, plot, "gaussian_process", folder, folder)
     missing = []
     for name, texts in expected.items():
         with open(os.path.join(folder, name), encoding="utf-8") as svg:

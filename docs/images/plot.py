@@ -10,6 +10,8 @@ write.
     plot.py suite CSV SVG                 the ratios bench/report.py writes, as a bar chart
     plot.py broadcast OUTPUT SVG          the bias's broadcast and its gradient, from what
                                           tensor_broadcast.cpp prints (its expected output)
+    plot.py gaussian_process FOLDER OUT   FOLDER/gaussian_process_{points,posterior}.csv, from
+                                          gaussian_process.cpp, to OUT/gaussian_process.svg
 
 To redraw the docs' pictures from a build in build/:
 
@@ -21,6 +23,8 @@ To redraw the docs' pictures from a build in build/:
     python3 docs/images/plot.py suite docs/images/suite.csv docs/images/suite.svg
     python3 docs/images/plot.py broadcast docs/examples/expected/tensor_broadcast.txt \
         docs/images/tensor_broadcast.svg
+    build/docs/examples/example_gaussian_process /tmp/gp
+    python3 docs/images/plot.py gaussian_process /tmp/gp docs/images
 
 Needs python3-matplotlib; runs again under Debian's /usr/bin/python3 if this interpreter (a pyenv
 or venv one) has no matplotlib."""
@@ -195,9 +199,29 @@ def broadcast(output_path, svg_path):
     save(figure, svg_path)
 
 
+def gaussian_process(folder, out):
+    points = read(os.path.join(folder, "gaussian_process_points.csv"))
+    posterior = read(os.path.join(folder, "gaussian_process_posterior.csv"))
+    s = np.array([float(r["x"]) for r in posterior])
+    mean = np.array([float(r["mean"]) for r in posterior])
+    sd = np.array([float(r["sd"]) for r in posterior])
+    figure, axes = plt.subplots(figsize=(7.2, 4.0))
+    axes.fill_between(s, mean - 2 * sd, mean + 2 * sd, color=CLASS_COLOURS[0], alpha=0.2,
+                      linewidth=0, label="posterior mean ± 2 sd")
+    axes.plot(s, mean, color=CLASS_COLOURS[0], linewidth=1.8, label="posterior mean")
+    axes.plot(s, np.sin(s), color="#222", linewidth=1, linestyle="--", label="sin(x)")
+    axes.scatter([float(p["x"]) for p in points], [float(p["y"]) for p in points], s=8,
+                 color=CLASS_COLOURS[1], alpha=0.7, label="data (sin + noise)")
+    axes.set(xlabel="x", ylabel="y", xlim=(s[0], s[-1]),
+             title="A Gaussian process fitted by its marginal likelihood's gradient")
+    axes.legend(loc="lower left", fontsize=8, framealpha=0.9)
+    save(figure, os.path.join(out, "gaussian_process.svg"))
+
+
 if __name__ == "__main__":
     commands = {"moons": (moons, 4), "forward_vs_reverse": (forward_vs_reverse, 2),
-                "suite": (suite, 2), "broadcast": (broadcast, 2)}
+                "suite": (suite, 2), "broadcast": (broadcast, 2),
+                "gaussian_process": (gaussian_process, 2)}
     if len(sys.argv) < 2 or sys.argv[1] not in commands or len(sys.argv) - 2 != commands[
             sys.argv[1]][1]:
         sys.exit(__doc__)

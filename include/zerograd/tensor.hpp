@@ -1,9 +1,10 @@
 // zerograd/tensor.hpp: tensors recorded on a per-thread tape: broadcasting elementwise operations,
-// matmul, reductions, log_softmax and cross_entropy, swept in reverse for gradients.
+// matmul, linear algebra, reductions, log_softmax and cross_entropy, swept in reverse for gradients.
 #pragma once
 
 #include "zerograd/core/function.hpp" // zg::function: operations of the user's own rules
 #include "zerograd/tensor/elementwise.hpp"
+#include "zerograd/tensor/linalg.hpp"
 #include "zerograd/tensor/matmul.hpp"
 #include "zerograd/tensor/reductions.hpp"
 #include "zerograd/tensor/shape.hpp"

@@ -1,11 +1,16 @@
 // Prints, as JSON with 17 significant digits, everything torch_parity.py needs to rebuild zg::nn's
 // computations in PyTorch: make_moons data, the initial weights of micrograd-style networks, each
 // loss and every parameter's gradient, and the parameters after a few optimizer steps; then the
-// same for networks of zg::nn::linear layers on tensors.
+// same for networks of zg::nn::linear layers on tensors, for the linear-algebra operations and for a
+// Gaussian process's marginal likelihood.
+#include "models/gaussian_process.hpp"
+
 #include <zerograd/nn.hpp>
 #include <zerograd/tape.hpp>
 #include <zerograd/tensor.hpp>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <span>
@@ -174,6 +179,47 @@ void print_tensor_training(const char* name, const char* options_json, Options o
     std::printf("}");
 }
 
+/// A leaf holding t's values, with a gradient.
+zg::tensor leaf_of(const zg::tensor& t) {
+    return zg::tensor::from({t.data().begin(), t.data().end()}, t.shape(), true);
+}
+
+/// A batch of symmetric positive definite matrices M M^T + n I, of shape `shape` ([..., n, n]).
+zg::tensor positive_definite(zg::tensor_shape shape, std::uint64_t seed) {
+    const zg::tensor m = zg::tensor::randn(shape, seed);
+    const auto md = m.data();
+    const std::size_t n = shape[shape.rank() - 1];
+    std::vector<double> values(m.numel());
+    for (std::size_t b = 0; b < m.numel() / (n * n); ++b)
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+                double total = i == j ? static_cast<double>(n) : 0.0;
+                for (std::size_t p = 0; p < n; ++p)
+                    total += md[b * n * n + i * n + p] * md[b * n * n + j * n + p];
+                values[b * n * n + i * n + j] = total;
+            }
+    return zg::tensor::from(values, shape, true);
+}
+
+// One operation of zg's linear algebra on `inputs`, reduced with fixed normal weights: the
+// inputs, the weights, the value and every input's gradient, as a JSON object.
+template <class Operation>
+void print_linalg_case(const char* operation, const std::vector<zg::tensor>& inputs,
+                       Operation f) {
+    zg::tensor::scope step;
+    const zg::tensor out = f(inputs);
+    const zg::tensor weights = zg::tensor::randn(out.shape(), 99);
+    const zg::tensor loss = sum(out * weights);
+    loss.backward();
+    std::printf("{\"operation\": \"%s\", \"inputs\": ", operation);
+    print_tensors(inputs, false);
+    std::printf(",\n  \"weights\": ");
+    print_tensors({weights}, false);
+    std::printf(",\n  \"value\": %.17g,\n  \"grads\": ", loss.item());
+    print_tensors(inputs, true);
+    std::printf("}");
+}
+
 } // namespace
 
 int main() {
@@ -223,5 +269,60 @@ int main() {
     print_tensor_training<zg::nn::sgd_t<zg::tensor>>(
         "sgd", R"({"lr": 0.1, "momentum": 0.9})",
         zg::nn::sgd_options{.learning_rate = 0.1, .momentum = 0.9}, x, data.labels);
-    std::printf("]}\n");
+
+    std::printf("],\n\"linalg_cases\": [\n");
+    const auto solve_of = [](const std::vector<zg::tensor>& in) { return solve(in[0], in[1]); };
+    const auto one = [](auto operation) {
+        return [operation](const std::vector<zg::tensor>& in) { return operation(in[0]); };
+    };
+    print_linalg_case("solve", {leaf_of(zg::tensor::randn({4, 4}, 11)),
+                                leaf_of(zg::tensor::randn({4, 3}, 12))},
+                      solve_of);
+    std::printf(",\n");
+    print_linalg_case("solve", {positive_definite({2, 3, 3}, 13), leaf_of(zg::tensor::randn({2, 3}, 14))},
+                      solve_of);
+    std::printf(",\n");
+    print_linalg_case("inverse", {leaf_of(zg::tensor::randn({4, 4}, 15))},
+                      one([](const zg::tensor& a) { return inverse(a); }));
+    std::printf(",\n");
+    print_linalg_case("inverse", {leaf_of(zg::tensor::randn({2, 3, 3}, 16))},
+                      one([](const zg::tensor& a) { return inverse(a); }));
+    std::printf(",\n");
+    print_linalg_case("cholesky", {positive_definite({5, 5}, 17)},
+                      one([](const zg::tensor& a) { return cholesky(a); }));
+    std::printf(",\n");
+    print_linalg_case("cholesky", {positive_definite({2, 3, 3}, 18)},
+                      one([](const zg::tensor& a) { return cholesky(a); }));
+    std::printf(",\n");
+    print_linalg_case("logdet", {positive_definite({5, 5}, 19)},
+                      one([](const zg::tensor& a) { return logdet(a); }));
+    std::printf(",\n");
+    print_linalg_case("logdet", {positive_definite({2, 3, 3}, 20)},
+                      one([](const zg::tensor& a) { return logdet(a); }));
+
+    // A Gaussian process on 50 noisy points of a sine: the likelihood's gradient by the length
+    // scale and the signal and noise variances.
+    const std::size_t points = 50;
+    std::vector<double> xs(points), ys(points);
+    const zg::tensor noise = zg::tensor::randn({points}, 21);
+    for (std::size_t i = 0; i < points; ++i) {
+        xs[i] = 5.0 * static_cast<double>(i) / static_cast<double>(points - 1);
+        ys[i] = std::sin(xs[i]) + 0.1 * noise.data()[i];
+    }
+    const zg::tensor gp_x = zg::tensor::from(xs, {points}), gp_y = zg::tensor::from(ys, {points});
+    const std::vector<zg::tensor> hyperparameters = {zg::tensor::from({0.8}, {}, true),
+                                                     zg::tensor::from({1.3}, {}, true),
+                                                     zg::tensor::from({0.05}, {}, true)};
+    const zg::tensor nll = models::gaussian_process::negative_log_likelihood(
+        gp_x, gp_y, hyperparameters[0], hyperparameters[1], hyperparameters[2]);
+    nll.backward();
+    std::printf("],\n\"gaussian_process\": {\"x\": ");
+    print_numbers(gp_x.data());
+    std::printf(",\n  \"y\": ");
+    print_numbers(gp_y.data());
+    std::printf(",\n  \"hyperparameters\": ");
+    print_tensors(hyperparameters, false);
+    std::printf(",\n  \"value\": %.17g,\n  \"grads\": ", nll.item());
+    print_tensors(hyperparameters, true);
+    std::printf("}}\n");
 }

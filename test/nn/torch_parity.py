@@ -3,7 +3,9 @@
 each network it printed in torch from the same weights and data, and checks that every loss, every
 gradient agree to a relative 1e-12 (an absolute 1e-15 where PyTorch's value is exactly zero), and
 the parameters after a few optimizer steps to a relative 1e-10 (rounding differences in the
-gradients, from summing in another order, are carried and grown by the updates). Exits 77 (skipped, for meson) if torch cannot be
+gradients, from summing in another order, are carried and grown by the updates); and the values
+and gradients of solve, inverse, cholesky, logdet and a Gaussian process's marginal likelihood
+against torch.linalg's to a relative 1e-10 (factorisations round differently). Exits 77 (skipped, for meson) if torch cannot be
 imported by this interpreter nor by Debian's /usr/bin/python3, where python3-torch installs it;
 fails instead where ZG_REQUIRE_TORCH is set (test/run.sh sets it)."""
 import json
@@ -15,6 +17,7 @@ SKIP = 77
 RELATIVE = 1e-12
 RELATIVE_AFTER_STEPS = 1e-10
 ABSOLUTE_AT_ZERO = 1e-15
+RELATIVE_LINALG = 1e-10
 
 try:
     import torch
@@ -100,7 +103,7 @@ def tensor_loss(activations, tensors, x, labels):
     return torch.nn.functional.cross_entropy(h, labels)
 
 
-worst = {"gradients": [0.0, ""], "training": [0.0, ""]}
+worst = {"gradients": [0.0, ""], "training": [0.0, ""], "linear algebra": [0.0, ""]}
 
 
 def compare(what, ours, theirs, bucket="gradients", tolerance=RELATIVE):
@@ -177,6 +180,38 @@ def main():
                             [v for t in tensors for v in t.detach().flatten().tolist()],
                             "training", RELATIVE_AFTER_STEPS)
         print(f"{name}: parameters compared")
+
+    linalg = {"solve": torch.linalg.solve, "inverse": torch.linalg.inv,
+              "cholesky": torch.linalg.cholesky, "logdet": torch.logdet}
+    for n, case in enumerate(dump["linalg_cases"]):
+        name = f"linalg case {n} ({case['operation']} of {[t['shape'] for t in case['inputs']]})"
+        tensors = tensors_of(case["inputs"])
+        weights = tensors_of(case["weights"])[0].detach()
+        loss = (linalg[case["operation"]](*tensors) * weights).sum()
+        loss.backward()
+        failures += compare(name + " value", [case["value"]], [loss.item()], "linear algebra",
+                            RELATIVE_LINALG)
+        failures += compare(name + " grad", values_of(case["grads"]),
+                            [g for t in tensors for g in t.grad.flatten().tolist()],
+                            "linear algebra", RELATIVE_LINALG)
+        print(f"{name}: value and {len(values_of(case['grads']))} gradients compared")
+
+    gp = dump["gaussian_process"]
+    x = torch.tensor(gp["x"])
+    y = torch.tensor(gp["y"])
+    length, signal, noise = tensors_of(gp["hyperparameters"])
+    k = (signal * torch.exp(-(x[:, None] - x[None, :]) ** 2 / (2 * length ** 2)) +
+         noise * torch.eye(len(gp["x"])))
+    nll = (0.5 * (y * torch.linalg.solve(k, y)).sum() + 0.5 * torch.logdet(k) +
+           0.5 * len(gp["x"]) * torch.log(torch.tensor(2 * torch.pi)))
+    nll.backward()
+    name = f"Gaussian process (n = {len(gp['x'])})"
+    failures += compare(name + " value", [gp["value"]], [nll.item()], "linear algebra",
+                        RELATIVE_LINALG)
+    failures += compare(name + " grad (length, signal, noise)", values_of(gp["grads"]),
+                        [length.grad.item(), signal.grad.item(), noise.grad.item()],
+                        "linear algebra", RELATIVE_LINALG)
+    print(f"{name}: likelihood {nll.item():.6f} and its 3 gradients compared")
 
     print(f"torch {torch.__version__}")
     for bucket, (error, where) in worst.items():

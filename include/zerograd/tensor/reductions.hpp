@@ -114,7 +114,7 @@ inline void cross_entropy_backward(tensor_tape& tape, tensor_node& self) {
     std::vector<double> edge; // the softmax of a row where no shift helps
     for (std::size_t b = 0; b < rows; ++b) {
         const double top = self.saved[2 * b], log_sum = self.saved[2 * b + 1];
-        const auto label = static_cast<std::size_t>(self.labels[b]);
+        const auto label = static_cast<std::size_t>(self.saved_indices[b]);
         if (std::isnan(log_sum)) [[unlikely]] {
             edge.resize(classes);
             reduction_rules::edge_softmax(xv + b * classes, classes, 1, edge.data());
@@ -203,7 +203,7 @@ inline tensor cross_entropy(const tensor& logits, std::span<const int> labels) {
                              "cross_entropy");
     detail::tensor_node& out = tape.node(i);
     out.operands[0] = detail::tensor_access::index(logits);
-    out.labels.assign(labels.begin(), labels.end());
+    out.saved_indices.assign(labels.begin(), labels.end());
     out.saved.resize(2 * rows); // per row: the maximum and log(sum(exp(x - maximum)))
     double total = 0.0;
     std::vector<double> edge; // the softmax of a row where no shift helps

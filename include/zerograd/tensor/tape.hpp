@@ -32,7 +32,7 @@ struct tensor_node {
     std::vector<double> value;
     std::vector<double> grad;  // sized when the node requires a gradient, else empty
     std::vector<double> saved; // what an operation keeps for its backward (log-sum-exp per row)
-    std::vector<int> labels;   // cross_entropy's labels
+    std::vector<int> saved_indices; // integers an operation keeps: labels, a factorisation's pivots
     tensor_shape shape;
     tensor_backward_fn backward = nullptr; // null for leaves and for constants
     std::string_view name = "leaf";        // the operation, for printing
@@ -156,7 +156,7 @@ public:
             const tensor_node& n = node(i);
             bytes +=
                 (n.value.capacity() + n.grad.capacity() + n.saved.capacity()) * sizeof(double) +
-                n.labels.capacity() * sizeof(int);
+                n.saved_indices.capacity() * sizeof(int);
         }
         return bytes;
     }
