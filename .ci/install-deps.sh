@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs (as root, from Debian's packages) whatever the build, tests and benchmarks need and the
 # machine lacks. Sourced by test/run.sh and bench/run.sh.
-zg_packages=(g++ clang-16 meson ninja-build pkg-config cmake python3 libboost-dev doctest-dev
+zg_packages=(g++ clang-16 clang-14 meson ninja-build pkg-config cmake python3 libboost-dev doctest-dev
   libbenchmark-dev libeigen3-dev libopenblas-dev python3-torch libtorch-dev libadolc-dev
   libtrilinos-sacado-dev libclang-rt-16-dev python3-matplotlib)
 zg_missing=()

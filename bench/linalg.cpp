@@ -4,9 +4,15 @@
 // (ZG_HAVE_LIBTORCH), both on one core. Benchmarks are named linalg/gp/<mode>/<n>; zerograd's
 // report the bytes its tensor tape holds per n^2 (counter bytes_per_n2). Before timing, libtorch's
 // likelihood and gradient are compared with zerograd's (relative 1e-10); a mismatch stops the run.
+// Then linalg/inverse/<mode>/64: the gradient of sum(W .* inverse(A)) for a 64 x 64 A, by the
+// tensors' inverse (one node) and by Eigen's inverse() of an Eigen::Matrix<zg::var> (a node per
+// scalar operation); their gradients are compared before timing.
 #include "models/gaussian_process.hpp"
 
+#include <zerograd/eigen.hpp>
 #include <zerograd/tensor.hpp>
+
+#include <Eigen/LU>
 
 #include <benchmark/benchmark.h>
 
@@ -125,7 +131,65 @@ void libtorch(benchmark::State& state) {
 }
 #endif
 
+// ---- A 64 x 64 inverse: the tensors' against Eigen's on zg::var ---------------------------------
+
+/// A well-conditioned n x n matrix (row-major) and the weights of its inverse's elements.
+struct inverse_problem {
+    std::size_t n;
+    std::vector<double> a, weights;
+
+    explicit inverse_problem(std::size_t n_) : n(n_), a(n * n), weights(n * n) {
+        for (std::size_t i = 0; i < n * n; ++i) {
+            a[i] = (i % (n + 1) == 0 ? 4.0 : 0.0) + 0.5 * std::sin(0.7 * static_cast<double>(i));
+            weights[i] = std::cos(0.3 * static_cast<double>(i));
+        }
+    }
+};
+
+std::vector<double> inverse_by_tensor(const inverse_problem& p) {
+    const zg::tensor a = zg::tensor::from(p.a, {p.n, p.n}, true);
+    const zg::tensor weights = zg::tensor::from(p.weights, {p.n, p.n});
+    zg::tensor::scope scope;
+    sum(inverse(a) * weights).backward();
+    return {a.grad().begin(), a.grad().end()};
+}
+
+std::vector<double> inverse_by_eigen_var(const inverse_problem& p) {
+    zg::tape::scope scope;
+    const auto n = static_cast<Eigen::Index>(p.n);
+    Eigen::Matrix<zg::var, Eigen::Dynamic, Eigen::Dynamic> a(n, n);
+    for (Eigen::Index i = 0; i < n; ++i)
+        for (Eigen::Index j = 0; j < n; ++j)
+            a(i, j) = p.a[static_cast<std::size_t>(i * n + j)];
+    const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>
+        weights(p.weights.data(), n, n);
+    const Eigen::Matrix<zg::var, Eigen::Dynamic, Eigen::Dynamic> inverse = a.inverse();
+    const zg::var loss = inverse.cwiseProduct(weights.cast<zg::var>()).sum();
+    loss.backward();
+    std::vector<double> gradient(p.n * p.n);
+    for (Eigen::Index i = 0; i < n; ++i)
+        for (Eigen::Index j = 0; j < n; ++j)
+            gradient[static_cast<std::size_t>(i * n + j)] = a(i, j).grad();
+    return gradient;
+}
+
+template <std::vector<double> (*Gradient)(const inverse_problem&)>
+void inverse_gradient(benchmark::State& state) {
+    const inverse_problem p(static_cast<std::size_t>(state.range(0)));
+    for (auto _ : state)
+        benchmark::DoNotOptimize(Gradient(p));
+}
+
 void check_agreement() {
+    const inverse_problem p(64);
+    const std::vector<double> ours = inverse_by_tensor(p), eigen = inverse_by_eigen_var(p);
+    for (std::size_t i = 0; i < ours.size(); ++i)
+        if (std::abs(ours[i] - eigen[i]) > 1e-10 * std::max(1.0, std::abs(eigen[i]))) {
+            std::fprintf(stderr,
+                         "linalg benchmark: inverse gradient [%zu]: tensor %.17g, Eigen %.17g\n", i,
+                         ours[i], eigen[i]);
+            std::exit(1);
+        }
 #ifdef ZG_HAVE_LIBTORCH
     for (const std::size_t n : {100, 500}) {
         const result ours = tensor_model{problem(n)}.step();
@@ -165,6 +229,12 @@ int main(int argc, char** argv) {
             ->Unit(benchmark::kMillisecond);
 #endif
     }
+    benchmark::RegisterBenchmark("linalg/inverse/tensor", inverse_gradient<inverse_by_tensor>)
+        ->Arg(64)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("linalg/inverse/eigen_var", inverse_gradient<inverse_by_eigen_var>)
+        ->Arg(64)
+        ->Unit(benchmark::kMicrosecond);
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

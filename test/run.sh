@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, then builds and runs `meson test` with g++ 12, with
-# clang++ 16, with g++ unoptimized under AddressSanitizer + UndefinedBehaviorSanitizer, and the
-# threaded tests under ThreadSanitizer. Ends with one line: `tests: N passed, M failed`.
+# clang++ 16, with g++ unoptimized under AddressSanitizer + UndefinedBehaviorSanitizer, the
+# portable tests with clang++ 14, and the threaded tests under ThreadSanitizer. Ends with one
+# line: `tests: N passed, M failed`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source .ci/install-deps.sh
@@ -61,6 +62,11 @@ build build/clang clang++-16 -Dwerror=true -Dbenchmarks=disabled -Dcpp_args=-g1
 # reference for them took a third of this build's compile time.
 build build/sanitize g++ -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false \
   -Dwerror=true -Dbenchmarks=disabled "-Dcpp_args=-g1 -fno-sanitize=null,vptr"
+# Debian 12's default clang++ is version 14: the Eigen interop and every header in one program
+# build and pass with it too (the "portable" suite).
+targets=(test/eigen_var test/eigen_dual test/eigen_arguments test/packaging_every_header)
+suite=(--suite portable)
+build build/clang14 clang++-14 -Dwerror=true -Dbenchmarks=disabled -Dcpp_args=-g1
 # ThreadSanitizer on the tests that differentiate on eight threads at once (scalar tape, tensors),
 # built alone. OpenBLAS's own threads are not instrumented, so it gets one.
 targets=(test/tape_threads test/tensor_threads)

@@ -16,6 +16,10 @@ lines = [
     f"// Generated from {source} by docs/examples/api_snippets.py: its examples, compiled and run.",
     "#undef NDEBUG",
     "#include <zerograd/zerograd.hpp>",
+    "#include <zerograd/eigen.hpp>",
+    "",
+    "#include <Eigen/Cholesky>",
+    "#include <Eigen/LU>",
     "",
 ]
 lines += [f"#include <{name}>" for name in

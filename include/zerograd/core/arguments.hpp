@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <functional> // std::invoke
 #include <ranges>
+#include <span>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -34,11 +35,46 @@ struct is_std_array<std::array<double, N>> : std::true_type {};
 template <class A>
 concept scalar_argument = std::is_arithmetic_v<std::remove_cvref_t<A>>;
 
-/// A contiguous range of doubles that becomes one vector leaf.
+/// An Eigen matrix, array or expression, told by the members all of them have (core/ includes
+/// no Eigen). Eigen's own operators take these; zerograd's never capture them.
 template <class A>
-concept vector_argument = std::ranges::contiguous_range<A> && std::ranges::sized_range<A> &&
-                          std::is_same_v < std::remove_cvref_t<std::ranges::range_value_t<A>>,
-double > ;
+concept eigen_object = requires {
+    std::remove_cvref_t<A>::RowsAtCompileTime;
+    std::remove_cvref_t<A>::ColsAtCompileTime;
+    typename std::remove_cvref_t<A>::Scalar;
+};
+
+/// An Eigen vector of doubles stored contiguously: Eigen::VectorXd, Eigen::RowVector3d, a Map or
+/// a segment of one (not a row of a column-major matrix, whose elements are apart).
+template <class A>
+concept eigen_contiguous_vector =
+    eigen_object<A> && requires(const std::remove_cvref_t<A>& a) {
+        requires std::remove_cvref_t<A>::IsVectorAtCompileTime == 1;
+        requires std::remove_cvref_t<A>::InnerStrideAtCompileTime == 1;
+        { a.data() } -> std::same_as<const double*>;
+    };
+
+/// A contiguous vector of doubles that becomes one vector leaf: a std::vector, std::array or
+/// std::span of doubles, or an Eigen vector of them.
+template <class A>
+concept vector_argument = (std::ranges::contiguous_range<A> && std::ranges::sized_range<A> &&
+                           std::is_same_v<std::remove_cvref_t<std::ranges::range_value_t<A>>,
+                                          double>) ||
+                          eigen_contiguous_vector<A>;
+
+/// What the Jacobians of a vector take besides a std::span: a std::vector<double> (or a braced
+/// list) or an Eigen vector. (A std::array goes to expression mode's zg::jacobian, spread.)
+template <class X>
+concept jacobian_vector = std::same_as<X, std::vector<double>> || eigen_contiguous_vector<X>;
+
+/// A vector argument's doubles, read in place.
+template <vector_argument A>
+std::span<const double> vector_span(const A& a) {
+    if constexpr (eigen_object<A>)
+        return {a.data(), static_cast<std::size_t>(a.size())};
+    else
+        return {std::ranges::data(a), std::ranges::size(a)};
+}
 
 template <class A>
 concept gradient_argument = scalar_argument<A> || vector_argument<A>;

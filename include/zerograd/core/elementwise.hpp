@@ -6,6 +6,7 @@
 // (ZG_ELEMENTWISE_ON_RANGES), where argument-dependent lookup finds them for ranges of it.
 #pragma once
 
+#include "zerograd/core/arguments.hpp" // eigen_object
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/reductions.hpp" // element_t
 #include "zerograd/core/rules.hpp"      // the lists of operations
@@ -27,9 +28,10 @@ namespace detail {
 
 using zg::detail::element_t;
 
+/// A range whose elements operations reach by index; Eigen's matrices are left to Eigen.
 template <class R>
 concept indexed_range = std::ranges::random_access_range<const R&> &&
-                        std::ranges::sized_range<const R&>;
+                        std::ranges::sized_range<const R&> && !zg::detail::eigen_object<R>;
 
 /// A range of a mode's scalars.
 template <class R>

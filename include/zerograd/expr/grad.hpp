@@ -271,7 +271,7 @@ auto leaf_for(const A& a, frame<double>* owner) {
                                                                           owner};
     else
         return expression<vector_leaf_expr<I, double, std::remove_cvref_t<F>>>{
-            {std::span<const double>(std::ranges::data(a), std::ranges::size(a))}, owner};
+            {zg::detail::vector_span(a)}, owner};
 }
 
 /// Argument I's gradient, zero: a double for a number, a vector of its length for a range.
@@ -280,7 +280,7 @@ auto zero_gradient_for(const A& a) {
     if constexpr (zg::detail::scalar_argument<A>)
         return 0.0;
     else
-        return std::vector<double>(std::ranges::size(a), 0.0);
+        return std::vector<double>(zg::detail::vector_span(a).size(), 0.0);
 }
 
 /// After the sweep: each claimed gradient scaled by its claimant's adjoint (zero if the claimant

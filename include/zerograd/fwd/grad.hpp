@@ -81,11 +81,8 @@ auto make_leaves(const A& argument) {
     if constexpr (zg::detail::scalar_argument<A>) {
         return dual(static_cast<double>(argument));
     } else {
-        std::vector<dual> leaves;
-        leaves.reserve(std::ranges::size(argument));
-        for (double x : argument)
-            leaves.emplace_back(x);
-        return leaves;
+        const std::span<const double> values = zg::detail::vector_span(argument);
+        return std::vector<dual>(values.begin(), values.end());
     }
 }
 

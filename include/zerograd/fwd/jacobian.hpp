@@ -82,10 +82,10 @@ std::vector<std::vector<double>> jacobian(F&& f, std::span<const double> x) {
     return result;
 }
 
-/// The same for a std::vector<double> (or a braced list) of inputs.
-template <class F>
-std::vector<std::vector<double>> jacobian(F&& f, const std::vector<double>& x) {
-    return fwd::jacobian(std::forward<F>(f), std::span<const double>(x));
+/// The same for inputs in a std::vector<double> (or a braced list) or an Eigen vector.
+template <class F, zg::detail::jacobian_vector X = std::vector<double>>
+std::vector<std::vector<double>> jacobian(F&& f, const X& x) {
+    return fwd::jacobian(std::forward<F>(f), zg::detail::vector_span(x));
 }
 
 } // namespace zg::fwd

@@ -54,9 +54,8 @@ auto make_leaves(basic_tape<double>& tape, const A& argument) {
     if constexpr (zg::detail::scalar_argument<A>) {
         return var(tape, static_cast<double>(argument));
     } else {
-        const double* values = std::ranges::data(argument);
-        const std::size_t count = std::ranges::size(argument);
-        return leaf_run(tape, tape.record_leaves(values, count), count);
+        const std::span<const double> values = zg::detail::vector_span(argument);
+        return leaf_run(tape, tape.record_leaves(values.data(), values.size()), values.size());
     }
 }
 

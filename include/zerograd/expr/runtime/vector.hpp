@@ -5,6 +5,7 @@
 // must not pay a call for it.
 #pragma once
 
+#include "zerograd/core/arguments.hpp" // vector_argument: constant vectors
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/reductions.hpp" // zg::slice of ranges, and its error
 #include "zerograd/core/rules.hpp"
@@ -174,11 +175,10 @@ struct vector_binary_expr {
 
 namespace detail {
 
-/// A range of doubles the lambda holds: a constant vector.
+/// A vector of doubles the lambda holds (a std::vector, std::span, an Eigen vector): a constant
+/// vector.
 template <class A>
-concept double_range = std::ranges::contiguous_range<A> && std::ranges::sized_range<A> &&
-                       std::is_same_v < std::remove_cvref_t<std::ranges::range_value_t<A>>,
-double > ;
+concept double_range = zg::detail::vector_argument<A>;
 
 /// A vector expression of expression mode.
 template <class A>
@@ -191,10 +191,10 @@ concept vector_operand = vector_expression<A> || double_range<A>;
 /// it shows must outlive the call. A container (std::vector, std::array) may be a local of the
 /// lambda or of a helper it calls, which dies before the expression is reduced or swept (the
 /// classic expression-template hazard: a node referring to a temporary), so its elements are
-/// copied into the frame, which lives until the call ends.
+/// copied into the frame, which lives until the call ends (so is an Eigen vector's).
 template <class R>
 vector_constant_expr<double> constant_vector(R&& range, frame<double>* owner) {
-    const std::span<const double> values(std::ranges::data(range), std::ranges::size(range));
+    const std::span<const double> values = zg::detail::vector_span(range);
     if (std::ranges::borrowed_range<std::remove_cvref_t<R>> || owner == nullptr) return {values};
     double* copy = owner->template scratch_lasting<double>(values.size());
     std::copy(values.begin(), values.end(), copy);
