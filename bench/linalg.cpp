@@ -147,9 +147,9 @@ struct inverse_problem {
 };
 
 std::vector<double> inverse_by_tensor(const inverse_problem& p) {
+    zg::tensor::scope scope; // the leaves too: each call starts from the same tape
     const zg::tensor a = zg::tensor::from(p.a, {p.n, p.n}, true);
     const zg::tensor weights = zg::tensor::from(p.weights, {p.n, p.n});
-    zg::tensor::scope scope;
     sum(inverse(a) * weights).backward();
     return {a.grad().begin(), a.grad().end()};
 }
