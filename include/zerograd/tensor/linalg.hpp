@@ -183,9 +183,9 @@ inline void cholesky_backward(tensor_tape& tape, tensor_node& self) {
 }
 
 /// Overwrites `inverse` with A^-1 = L^-T L^-1, L the lower Cholesky factor of A: in 2n^3/3
-/// multiply-adds, where two triangular solves against the identity take 2n^3. A block of columns
-/// starting at j needs only the trailing factor L[j:, j:] (L^-1 is lower triangular and
-/// L^-T upper), and only rows j and below (the rest follows by symmetry).
+/// floating-point operations, where two triangular solves against the identity take 2n^3. A
+/// block of columns starting at j needs only the trailing factor L[j:, j:] (L^-1 is lower
+/// triangular and L^-T upper), and only rows j and below (the rest follows by symmetry).
 inline void inverse_from_cholesky(const const_matrix_map& l, row_major_matrix& inverse) {
     const Eigen::Index n = l.rows(), block = 64;
     inverse.setZero(n, n);
