@@ -43,7 +43,9 @@ public:
     linear(std::size_t inputs, std::size_t outputs, std::uint64_t seed = default_seed)
         : linear(inputs, outputs, rng(seed)) {}
 
-    /// x W + b. Throws zg::shape_error unless x's last axis has `inputs()` elements.
+    /// x W + b. Throws zg::shape_error unless x's last axis has `inputs()` elements. (A template
+    /// only so that a program that never calls it does not compile the matrix product's kernels.)
+    template <class = void>
     tensor operator()(const tensor& x) const {
         const tensor_shape& shape = x.shape();
         if (shape.rank() == 0 || shape[shape.rank() - 1] != inputs())
@@ -111,7 +113,9 @@ public:
         : mlp_t(inputs, sizes, hidden, rng(seed)) {}
 
     /// The last layer's outputs for a batch x of shape [batch, inputs()] (or one sample of shape
-    /// [inputs()]). Throws zg::shape_error for another number of features.
+    /// [inputs()]). Throws zg::shape_error for another number of features. (A template as
+    /// linear's.)
+    template <class = void>
     tensor operator()(const tensor& x) const {
         tensor h = layers_.front()(x);
         for (std::size_t i = 1; i < layers_.size(); ++i)

@@ -27,9 +27,15 @@ using const_matrix_map = Eigen::Map<const row_major_matrix>;
 using matrix_map = Eigen::Map<row_major_matrix>;
 #endif
 
+// The functions that call Eigen's kernels here, in linalg.hpp and in their callers are templates
+// (`template <class = void>`, called without arguments) so that only a program that calls them
+// instantiates the kernels: as plain inline functions they made every file that includes
+// <zerograd/zerograd.hpp> compile them, 5 seconds of g++'s time in each.
+
 /// c = a b, with a m x k, b k x n, c m x n.
-inline void gemm(std::size_t m, std::size_t k, std::size_t n, const double* a, const double* b,
-                 double* c) {
+template <class = void>
+void gemm(std::size_t m, std::size_t k, std::size_t n, const double* a, const double* b,
+          double* c) {
 #if ZG_TENSOR_EIGEN
     const auto rows = static_cast<Eigen::Index>(m), inner = static_cast<Eigen::Index>(k),
                cols = static_cast<Eigen::Index>(n);
@@ -48,8 +54,9 @@ inline void gemm(std::size_t m, std::size_t k, std::size_t n, const double* a, c
 }
 
 /// da += g b^T, with g m x n, b k x n, da m x k: a matmul's gradient by its left operand.
-inline void gemm_add_nt(std::size_t m, std::size_t k, std::size_t n, const double* g,
-                        const double* b, double* da) {
+template <class = void>
+void gemm_add_nt(std::size_t m, std::size_t k, std::size_t n, const double* g, const double* b,
+                 double* da) {
 #if ZG_TENSOR_EIGEN
     const auto rows = static_cast<Eigen::Index>(m), inner = static_cast<Eigen::Index>(k),
                cols = static_cast<Eigen::Index>(n);
@@ -67,8 +74,9 @@ inline void gemm_add_nt(std::size_t m, std::size_t k, std::size_t n, const doubl
 }
 
 /// db += a^T g, with a m x k, g m x n, db k x n: a matmul's gradient by its right operand.
-inline void gemm_add_tn(std::size_t m, std::size_t k, std::size_t n, const double* a,
-                        const double* g, double* db) {
+template <class = void>
+void gemm_add_tn(std::size_t m, std::size_t k, std::size_t n, const double* a, const double* g,
+                 double* db) {
 #if ZG_TENSOR_EIGEN
     const auto rows = static_cast<Eigen::Index>(m), inner = static_cast<Eigen::Index>(k),
                cols = static_cast<Eigen::Index>(n);

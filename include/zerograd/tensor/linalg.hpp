@@ -63,12 +63,15 @@ inline std::string which_matrix(const tensor_shape& shape, std::size_t b) {
 
 #if ZG_TENSOR_EIGEN
 
+// Templates called without arguments, as gemm.hpp's: instantiated only where they are called.
+
 using matrix_ref = Eigen::Ref<row_major_matrix>;
 
 /// Factorises the n x n matrix in `a` (row-major) in place as P A = L U (partial pivoting, L with
 /// a unit diagonal below, U on and above it), its row permutation's indices into `pivots`.
 /// Returns false if U has a zero on its diagonal: A is singular.
-inline bool lu_in_place(double* a, int* pivots, std::size_t n) {
+template <class = void>
+bool lu_in_place(double* a, int* pivots, std::size_t n) {
     const auto size = static_cast<Eigen::Index>(n);
     matrix_map lu(a, size, size);
     const Eigen::PartialPivLU<matrix_ref> factor(lu);
@@ -78,8 +81,9 @@ inline bool lu_in_place(double* a, int* pivots, std::size_t n) {
 
 /// Overwrites the n x k matrix x with A^-1 x (transposed = false) or A^-T x (true), A given by
 /// lu_in_place's factors.
-inline void lu_solve_in_place(const double* lu, const int* pivots, std::size_t n, double* x,
-                              std::size_t k, bool transposed) {
+template <class = void>
+void lu_solve_in_place(const double* lu, const int* pivots, std::size_t n, double* x, std::size_t k,
+                       bool transposed) {
     const auto size = static_cast<Eigen::Index>(n);
     const const_matrix_map factors(lu, size, size);
     matrix_map rhs(x, size, static_cast<Eigen::Index>(k));
@@ -98,7 +102,8 @@ inline void lu_solve_in_place(const double* lu, const int* pivots, std::size_t n
 
 /// Overwrites the n x n matrix in `a` with its lower Cholesky factor L (A = L L^T, read from A's
 /// lower triangle, zeros above the diagonal). Returns false if A is not positive definite.
-inline bool cholesky_in_place(double* a, std::size_t n) {
+template <class = void>
+bool cholesky_in_place(double* a, std::size_t n) {
     const auto size = static_cast<Eigen::Index>(n);
     matrix_map l(a, size, size);
     const Eigen::LLT<matrix_ref, Eigen::Lower> factor(l);
@@ -109,16 +114,17 @@ inline bool cholesky_in_place(double* a, std::size_t n) {
 
 /// Factorises each n x n matrix of `matrices` (A's values, `shape`) in place by Cholesky, for
 /// `operation` recording `node`; refuse_matrix on one that is not positive definite.
-inline void cholesky_each(tensor_tape& tape, tensor_tape::index_type node,
-                          std::string_view operation, const tensor_shape& shape, double* matrices,
-                          std::size_t n) {
+template <class = void>
+void cholesky_each(tensor_tape& tape, tensor_tape::index_type node, std::string_view operation,
+                   const tensor_shape& shape, double* matrices, std::size_t n) {
     for (std::size_t b = 0, count = n == 0 ? 0 : shape.numel() / (n * n); b < count; ++b)
         if (!cholesky_in_place(matrices + b * n * n, n))
             refuse_matrix(tape, node, operation, shape, b, "is not positive definite");
 }
 
 /// A broadcast operand's gradient sums what each of its copies contributes, as matmul's.
-inline void solve_backward(tensor_tape& tape, tensor_node& self) {
+template <class = void>
+void solve_backward(tensor_tape& tape, tensor_node& self) {
     tensor_node& a = tape.node(self.operands[0]);
     tensor_node& b = tape.node(self.operands[1]);
     const bool vectors = self.parameter < 0;
@@ -145,7 +151,8 @@ inline void solve_backward(tensor_tape& tape, tensor_node& self) {
     });
 }
 
-inline void inverse_backward(tensor_tape& tape, tensor_node& self) {
+template <class = void>
+void inverse_backward(tensor_tape& tape, tensor_node& self) {
     tensor_node& a = tape.node(self.operands[0]);
     const std::size_t n = a.shape[a.shape.rank() - 1];
     const auto size = static_cast<Eigen::Index>(n);
@@ -160,7 +167,8 @@ inline void inverse_backward(tensor_tape& tape, tensor_node& self) {
     }
 }
 
-inline void cholesky_backward(tensor_tape& tape, tensor_node& self) {
+template <class = void>
+void cholesky_backward(tensor_tape& tape, tensor_node& self) {
     tensor_node& a = tape.node(self.operands[0]);
     const std::size_t n = a.shape[a.shape.rank() - 1];
     const auto size = static_cast<Eigen::Index>(n);
@@ -186,7 +194,8 @@ inline void cholesky_backward(tensor_tape& tape, tensor_node& self) {
 /// floating-point operations, where two triangular solves against the identity take 2n^3. A
 /// block of columns starting at j needs only the trailing factor L[j:, j:] (L^-1 is lower
 /// triangular and L^-T upper), and only rows j and below (the rest follows by symmetry).
-inline void inverse_from_cholesky(const const_matrix_map& l, row_major_matrix& inverse) {
+template <class = void>
+void inverse_from_cholesky(const const_matrix_map& l, row_major_matrix& inverse) {
     const Eigen::Index n = l.rows(), block = 64;
     inverse.setZero(n, n);
     for (Eigen::Index j = 0; j < n; j += block) {
@@ -202,7 +211,8 @@ inline void inverse_from_cholesky(const const_matrix_map& l, row_major_matrix& i
             inverse(i, k) = inverse(k, i);
 }
 
-inline void logdet_backward(tensor_tape& tape, tensor_node& self) {
+template <class = void>
+void logdet_backward(tensor_tape& tape, tensor_node& self) {
     tensor_node& a = tape.node(self.operands[0]);
     const std::size_t n = a.shape[a.shape.rank() - 1];
     const auto size = static_cast<Eigen::Index>(n);
@@ -240,7 +250,8 @@ void require_eigen_for_linalg() {
 ///
 ///     auto x = solve(zg::tensor::from({2, 0, 0, 4}, {2, 2}), zg::tensor::from({2, 4}, {2}));
 ///     // x: [1, 1]
-inline tensor solve(const tensor& a, const tensor& b) {
+template <class = void>
+tensor solve(const tensor& a, const tensor& b) {
     detail::tensor_tape& tape = detail::common_tape("solve", a, b);
     const detail::tensor_node& an = detail::tensor_access::node(a);
     const detail::tensor_node& bn = detail::tensor_access::node(b);
@@ -264,7 +275,7 @@ inline tensor solve(const tensor& a, const tensor& b) {
     tensor_shape out_shape = detail::with_axis(batch, n);
     if (!vectors) out_shape.push_back(k);
     const auto i = tape.push(out_shape, an.requires_grad || bn.requires_grad,
-                             &detail::solve_backward, "solve");
+                             &detail::solve_backward<>, "solve");
     detail::tensor_node& out = tape.node(i);
     out.operands[0] = detail::tensor_access::index(a);
     out.operands[1] = detail::tensor_access::index(b);
@@ -287,12 +298,13 @@ inline tensor solve(const tensor& a, const tensor& b) {
 
 /// A^-1 of a square matrix (or of each of a batch), by LU with partial pivoting;
 /// dA = -Y^T G Y^T. domain_error naming the matrix if it is singular.
-inline tensor inverse(const tensor& a) {
+template <class = void>
+tensor inverse(const tensor& a) {
     detail::tensor_tape& tape = detail::tensor_access::tape(a, "inverse");
     const detail::tensor_node& an = detail::tensor_access::node(a);
     const detail::square_batch sa = detail::square_matrices("inverse", an.shape);
     const std::size_t n = sa.n;
-    const auto i = tape.push(an.shape, an.requires_grad, &detail::inverse_backward, "inverse");
+    const auto i = tape.push(an.shape, an.requires_grad, &detail::inverse_backward<>, "inverse");
     detail::tensor_node& out = tape.node(i);
     out.operands[0] = detail::tensor_access::index(a);
     const auto size = static_cast<Eigen::Index>(n);
@@ -312,11 +324,12 @@ inline tensor inverse(const tensor& a) {
 /// The lower Cholesky factor L of a symmetric positive definite matrix (A = L L^T; A's lower
 /// triangle is read, as LAPACK's and PyTorch's), or of each of a batch; zeros above the diagonal.
 /// Its gradient is symmetric. domain_error naming the matrix if it is not positive definite.
-inline tensor cholesky(const tensor& a) {
+template <class = void>
+tensor cholesky(const tensor& a) {
     detail::tensor_tape& tape = detail::tensor_access::tape(a, "cholesky");
     const detail::tensor_node& an = detail::tensor_access::node(a);
     const detail::square_batch sa = detail::square_matrices("cholesky", an.shape);
-    const auto i = tape.push(an.shape, an.requires_grad, &detail::cholesky_backward, "cholesky");
+    const auto i = tape.push(an.shape, an.requires_grad, &detail::cholesky_backward<>, "cholesky");
     detail::tensor_node& out = tape.node(i);
     out.operands[0] = detail::tensor_access::index(a);
     std::copy(an.value.begin(), an.value.end(), out.value.begin());
@@ -327,12 +340,13 @@ inline tensor cholesky(const tensor& a) {
 /// log det A of a symmetric positive definite matrix (shape []), or of each of a batch (shape
 /// [...]): 2 sum log L_ii through its Cholesky factor L, kept for the backward dA = g A^-1.
 /// domain_error naming the matrix if it is not positive definite.
-inline tensor logdet(const tensor& a) {
+template <class = void>
+tensor logdet(const tensor& a) {
     detail::tensor_tape& tape = detail::tensor_access::tape(a, "logdet");
     const detail::tensor_node& an = detail::tensor_access::node(a);
     const detail::square_batch sa = detail::square_matrices("logdet", an.shape);
     const std::size_t n = sa.n;
-    const auto i = tape.push(sa.batch, an.requires_grad, &detail::logdet_backward, "logdet");
+    const auto i = tape.push(sa.batch, an.requires_grad, &detail::logdet_backward<>, "logdet");
     detail::tensor_node& out = tape.node(i);
     out.operands[0] = detail::tensor_access::index(a);
     out.saved.assign(an.value.begin(), an.value.end());

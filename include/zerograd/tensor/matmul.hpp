@@ -48,7 +48,8 @@ inline matmul_geometry matmul_shapes(const tensor_shape& a, const tensor_shape& 
     return g;
 }
 
-inline void matmul_backward(tensor_tape& tape, tensor_node& self) {
+template <class = void>
+void matmul_backward(tensor_tape& tape, tensor_node& self) {
     tensor_node& a = tape.node(self.operands[0]);
     tensor_node& b = tape.node(self.operands[1]);
     const matmul_geometry geo = matmul_shapes(a.shape, b.shape);
@@ -134,7 +135,8 @@ inline void reshape_backward(tensor_tape& tape, tensor_node& self) {
 /// dA = G B^T and dB = A^T G. shape_error names both shapes when they do not fit.
 ///
 ///     auto c = matmul(zg::tensor::ones({2, 3}), zg::tensor::ones({3, 4}));   // [2, 4] of 3s
-inline tensor matmul(const tensor& a, const tensor& b) {
+template <class = void>
+tensor matmul(const tensor& a, const tensor& b) {
     detail::tensor_tape& tape = detail::common_tape("matmul", a, b);
     const detail::tensor_node& an = detail::tensor_access::node(a);
     const detail::tensor_node& bn = detail::tensor_access::node(b);
@@ -143,7 +145,7 @@ inline tensor matmul(const tensor& a, const tensor& b) {
         throw shape_error("zg::matmul: shapes " + an.shape.to_string() + " and " +
                           bn.shape.to_string() + " do not match");
     const auto i = tape.push(geo.out, an.requires_grad || bn.requires_grad,
-                             &detail::matmul_backward, "matmul");
+                             &detail::matmul_backward<>, "matmul");
     detail::tensor_node& out = tape.node(i);
     out.operands[0] = detail::tensor_access::index(a);
     out.operands[1] = detail::tensor_access::index(b);
