@@ -155,11 +155,43 @@ TEST_CASE("linear algebra errors name the operation and the shapes or the matrix
               inverse(tensor::zeros({2, 2}));
           }) == "zg::inverse: the matrix of shape [2, 2] is singular");
     CHECK_THROWS_AS(cholesky(tensor::ones({2, 2})), zg::domain_error);
-    // The tape stays usable: the failed operations left nothing behind.
+}
+
+TEST_CASE("linear algebra refuses NaN and infinity in the entries it reads") {
+    const double nan = std::nan(""), inf = INFINITY;
+    CHECK(error_of([&] {
+              inverse(tensor::from({1, 0, nan, 1}, {2, 2}));
+          }) == "zg::inverse: the matrix of shape [2, 2] has an entry that is NaN or infinite");
+    CHECK(error_of([&] {
+              solve(tensor::from({1, 0, 0, 1, 1, 0, 0, inf}, {2, 2, 2}), tensor::ones({2, 2}));
+          }) == "zg::solve: matrix 1 of the batch of shape [2, 2, 2] has an entry that is NaN or "
+                "infinite");
+    CHECK(error_of([&] {
+              cholesky(tensor::from({inf, 0, 0, 1}, {2, 2}));
+          }) == "zg::cholesky: the matrix of shape [2, 2] has an entry that is NaN or infinite");
+    CHECK(error_of([&] {
+              logdet(tensor::from({2, 0, nan, 2}, {2, 2}));
+          }) == "zg::logdet: the matrix of shape [2, 2] has an entry that is NaN or infinite");
+    // Above the diagonal is not read by cholesky and logdet: a NaN there is not A's.
+    const tensor upper_nan = logdet(tensor::from({2, nan, 0, 2}, {2, 2}));
+    CHECK(close(upper_nan.item(), 2.0 * std::log(2.0), 1e-15));
+}
+
+TEST_CASE("after each operation's error the tape is as it was, and still differentiates") {
     const tensor a = tensor::from({4, 2, 2, 3}, {2, 2}, true);
+    const tensor singular = tensor::from({1, 2, 2, 4}, {2, 2}, true);
+    const tensor b = tensor::ones({2}, true);
     const std::size_t before = a.tape().size();
-    CHECK_THROWS_AS(inverse(tensor::zeros({2, 2})), zg::domain_error);
-    CHECK(a.tape().size() == before + 1); // the zeros leaf only
+    CHECK_THROWS_AS(solve(singular, b), zg::domain_error);
+    CHECK_THROWS_AS(inverse(singular), zg::domain_error);
+    CHECK_THROWS_AS(cholesky(singular), zg::domain_error);
+    CHECK_THROWS_AS(logdet(singular), zg::domain_error);
+    CHECK_THROWS_AS(solve(a, tensor::ones({3})), zg::shape_error);
+    CHECK(a.tape().size() == before + 1); // the ones({3}) leaf only
+    // d/dA log det A = A^-1 = [[3, -2], [-2, 4]] / 8.
     logdet(a).backward();
     CHECK(close(a.grad()[0], 0.375, 1e-15));
+    CHECK(close(a.grad()[1], -0.25, 1e-15));
+    CHECK(close(a.grad()[3], 0.5, 1e-15));
+    CHECK(singular.grad()[0] == 0.0);
 }

@@ -67,16 +67,20 @@ inline std::string which_matrix(const tensor_shape& shape, std::size_t b) {
 
 using matrix_ref = Eigen::Ref<row_major_matrix>;
 
+inline constexpr std::string_view non_finite_entry = "has an entry that is NaN or infinite";
+
 /// Factorises the n x n matrix in `a` (row-major) in place as P A = L U (partial pivoting, L with
 /// a unit diagonal below, U on and above it), its row permutation's indices into `pivots`.
-/// Returns false if U has a zero on its diagonal: A is singular.
+/// Returns what is wrong with A (nothing: empty). Eigen would factorise a NaN or an infinity
+/// without complaint, into factors of NaNs.
 template <class = void>
-bool lu_in_place(double* a, int* pivots, std::size_t n) {
+std::string_view lu_in_place(double* a, int* pivots, std::size_t n) {
     const auto size = static_cast<Eigen::Index>(n);
     matrix_map lu(a, size, size);
+    if (!lu.allFinite()) return non_finite_entry;
     const Eigen::PartialPivLU<matrix_ref> factor(lu);
     Eigen::Map<Eigen::VectorXi>(pivots, size) = factor.permutationP().indices();
-    return (lu.diagonal().array() != 0.0).all();
+    return (lu.diagonal().array() != 0.0).all() ? "" : "is singular";
 }
 
 /// Overwrites the n x k matrix x with A^-1 x (transposed = false) or A^-T x (true), A given by
@@ -101,25 +105,29 @@ void lu_solve_in_place(const double* lu, const int* pivots, std::size_t n, doubl
 }
 
 /// Overwrites the n x n matrix in `a` with its lower Cholesky factor L (A = L L^T, read from A's
-/// lower triangle, zeros above the diagonal). Returns false if A is not positive definite.
+/// lower triangle, zeros above the diagonal). Returns what is wrong with A, as lu_in_place.
 template <class = void>
-bool cholesky_in_place(double* a, std::size_t n) {
+std::string_view cholesky_in_place(double* a, std::size_t n) {
     const auto size = static_cast<Eigen::Index>(n);
     matrix_map l(a, size, size);
+    // Only the lower triangle is read: a NaN above the diagonal is not A's.
+    for (Eigen::Index i = 0; i < size; ++i)
+        if (!l.row(i).head(i + 1).allFinite()) return non_finite_entry;
     const Eigen::LLT<matrix_ref, Eigen::Lower> factor(l);
-    if (factor.info() != Eigen::Success) return false;
+    if (factor.info() != Eigen::Success) return "is not positive definite";
     l.triangularView<Eigen::StrictlyUpper>().setZero();
-    return true;
+    return "";
 }
 
 /// Factorises each n x n matrix of `matrices` (A's values, `shape`) in place by Cholesky, for
-/// `operation` recording `node`; refuse_matrix on one that is not positive definite.
+/// `operation` recording `node`; refuse_matrix on one that cholesky_in_place refuses.
 template <class = void>
 void cholesky_each(tensor_tape& tape, tensor_tape::index_type node, std::string_view operation,
                    const tensor_shape& shape, double* matrices, std::size_t n) {
     for (std::size_t b = 0, count = n == 0 ? 0 : shape.numel() / (n * n); b < count; ++b)
-        if (!cholesky_in_place(matrices + b * n * n, n))
-            refuse_matrix(tape, node, operation, shape, b, "is not positive definite");
+        if (const std::string_view problem = cholesky_in_place(matrices + b * n * n, n);
+            !problem.empty())
+            refuse_matrix(tape, node, operation, shape, b, problem);
 }
 
 /// A broadcast operand's gradient sums what each of its copies contributes, as matmul's.
@@ -246,7 +254,8 @@ void require_eigen_for_linalg() {
 /// X with A X = B: A square [..., n, n], B a batch of matrices [..., n, k] or of vectors
 /// ([n], or [..., n] with A's batch axes); batch axes broadcast as matmul's. Factorised by LU
 /// with partial pivoting, kept for the backward: dB = A^-T G, dA = -dB X^T. shape_error if the
-/// shapes do not fit; domain_error naming the matrix if A is singular.
+/// shapes do not fit; domain_error naming the matrix if A is singular
+/// or has a NaN or infinite entry.
 ///
 ///     auto x = solve(zg::tensor::from({2, 0, 0, 4}, {2, 2}), zg::tensor::from({2, 4}, {2}));
 ///     // x: [1, 1]
@@ -284,8 +293,10 @@ tensor solve(const tensor& a, const tensor& b) {
     out.saved.assign(an.value.begin(), an.value.end());
     out.saved_indices.resize(factorisations * n);
     for (std::size_t f = 0; f < factorisations; ++f)
-        if (!detail::lu_in_place(out.saved.data() + f * n * n, out.saved_indices.data() + f * n, n))
-            detail::refuse_matrix(tape, i, "solve", an.shape, f, "is singular");
+        if (const std::string_view problem = detail::lu_in_place(
+                out.saved.data() + f * n * n, out.saved_indices.data() + f * n, n);
+            !problem.empty())
+            detail::refuse_matrix(tape, i, "solve", an.shape, f, problem);
     detail::for_each_broadcast(
         batch, sa.batch, batch_b, [&](std::size_t j, std::size_t ja, std::size_t jb) {
             double* x = out.value.data() + j * n * k;
@@ -297,7 +308,7 @@ tensor solve(const tensor& a, const tensor& b) {
 }
 
 /// A^-1 of a square matrix (or of each of a batch), by LU with partial pivoting;
-/// dA = -Y^T G Y^T. domain_error naming the matrix if it is singular.
+/// dA = -Y^T G Y^T. domain_error naming the matrix if it is singular or not finite.
 template <class = void>
 tensor inverse(const tensor& a) {
     detail::tensor_tape& tape = detail::tensor_access::tape(a, "inverse");
@@ -312,8 +323,9 @@ tensor inverse(const tensor& a) {
     std::vector<int> pivots(n);
     for (std::size_t b = 0, count = sa.batch.numel(); b < count; ++b) {
         factors = detail::const_matrix_map(an.value.data() + b * n * n, size, size);
-        if (!detail::lu_in_place(factors.data(), pivots.data(), n))
-            detail::refuse_matrix(tape, i, "inverse", an.shape, b, "is singular");
+        if (const std::string_view problem = detail::lu_in_place(factors.data(), pivots.data(), n);
+            !problem.empty())
+            detail::refuse_matrix(tape, i, "inverse", an.shape, b, problem);
         double* y = out.value.data() + b * n * n;
         detail::matrix_map(y, size, size).setIdentity();
         detail::lu_solve_in_place(factors.data(), pivots.data(), n, y, n, false);
@@ -323,7 +335,8 @@ tensor inverse(const tensor& a) {
 
 /// The lower Cholesky factor L of a symmetric positive definite matrix (A = L L^T; A's lower
 /// triangle is read, as LAPACK's and PyTorch's), or of each of a batch; zeros above the diagonal.
-/// Its gradient is symmetric. domain_error naming the matrix if it is not positive definite.
+/// Its gradient is symmetric. domain_error naming the matrix if it is not positive definite or not
+/// finite.
 template <class = void>
 tensor cholesky(const tensor& a) {
     detail::tensor_tape& tape = detail::tensor_access::tape(a, "cholesky");
@@ -339,7 +352,7 @@ tensor cholesky(const tensor& a) {
 
 /// log det A of a symmetric positive definite matrix (shape []), or of each of a batch (shape
 /// [...]): 2 sum log L_ii through its Cholesky factor L, kept for the backward dA = g A^-1.
-/// domain_error naming the matrix if it is not positive definite.
+/// domain_error naming the matrix if it is not positive definite or not finite.
 template <class = void>
 tensor logdet(const tensor& a) {
     detail::tensor_tape& tape = detail::tensor_access::tape(a, "logdet");
