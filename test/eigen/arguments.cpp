@@ -1,8 +1,9 @@
 // Eigen vectors of doubles (Eigen::VectorXd, fixed sizes, Maps, segments) are taken wherever a
 // contiguous vector of doubles is: as arguments of expression, tape and forward mode and of the
-// Jacobians, and as constants inside an expression-mode lambda.
+// Jacobians and the tape's Hessians, and as constants inside an expression-mode lambda.
 #include <zerograd/eigen.hpp>
 #include <zerograd/expr.hpp>
+#include <zerograd/tape.hpp>
 
 #include <doctest/doctest.h>
 
@@ -71,6 +72,29 @@ TEST_CASE("Jacobians take Eigen vectors") {
         for (std::size_t i = 0; i < 3; ++i)
             for (std::size_t j = 0; j < 3; ++j)
                 CHECK(jacobian[i][j] == doctest::Approx(expected[i][j]).epsilon(1e-15));
+}
+
+TEST_CASE("second derivatives take Eigen vectors") {
+    // f = x0^2 x1 + exp(x1 x2): H = [[2 x1, 2 x0, 0], [2 x0, x2^2 e, (1 + x1 x2) e], [0, .., x1^2 e]]
+    // with e = exp(x1 x2).
+    const auto f = [](auto x) { return x[0] * x[0] * x[1] + exp(x[1] * x[2]); };
+    const Eigen::Vector3d x(0.5, 2.0, -0.25);
+    const double e = std::exp(-0.5);
+    const std::vector<std::vector<double>> expected = {{4.0, 1.0, 0.0},
+                                                       {1.0, 0.0625 * e, 0.5 * e},
+                                                       {0.0, 0.5 * e, 4.0 * e}};
+    const auto hessian = zg::tape::hessian(f, x);
+    const Eigen::VectorXd v = (Eigen::VectorXd(3) << 1.0, -2.0, 0.5).finished();
+    const std::vector<double> hv = zg::tape::hvp(f, x, v);
+    for (std::size_t i = 0; i < 3; ++i) {
+        double expected_hv = 0.0;
+        for (std::size_t j = 0; j < 3; ++j) {
+            CHECK(hessian[i][j] == doctest::Approx(expected[i][j]).epsilon(1e-15));
+            expected_hv += expected[i][j] * v[static_cast<Eigen::Index>(j)];
+        }
+        CHECK(hv[i] == doctest::Approx(expected_hv).epsilon(1e-15));
+    }
+    CHECK_THROWS_AS(zg::tape::hvp(f, x, Eigen::Vector2d(1.0, 0.0)), zg::shape_error);
 }
 
 TEST_CASE("an Eigen vector the expression-mode lambda holds is a constant vector") {

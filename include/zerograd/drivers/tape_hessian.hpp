@@ -4,6 +4,7 @@
 // In drivers/, since it combines tape and forward mode.
 #pragma once
 
+#include "zerograd/core/arguments.hpp" // jacobian_vector, vector_span
 #include "zerograd/core/error.hpp"
 #include "zerograd/fwd/dual.hpp"
 #include "zerograd/tape/scope.hpp"
@@ -93,10 +94,10 @@ std::vector<std::vector<double>> hessian(F&& f, std::span<const double> x) {
     return h;
 }
 
-/// The same for a std::vector<double> (or a braced list) of inputs.
-template <class F>
-std::vector<std::vector<double>> hessian(F&& f, const std::vector<double>& x) {
-    return tape::hessian(std::forward<F>(f), std::span<const double>(x));
+/// The same for inputs in a std::vector<double> (or a braced list) or an Eigen vector.
+template <class F, zg::detail::jacobian_vector X = std::vector<double>>
+std::vector<std::vector<double>> hessian(F&& f, const X& x) {
+    return tape::hessian(std::forward<F>(f), zg::detail::vector_span(x));
 }
 
 /// The Hessian-vector product H(x) v of f: R^n -> R, without forming H: one recording of f on
@@ -120,10 +121,11 @@ std::vector<double> hvp(F&& f, std::span<const double> x, std::span<const double
     return product;
 }
 
-/// The same for std::vector<double>s (or braced lists).
-template <class F>
-std::vector<double> hvp(F&& f, const std::vector<double>& x, const std::vector<double>& v) {
-    return tape::hvp(std::forward<F>(f), std::span<const double>(x), std::span<const double>(v));
+/// The same for std::vector<double>s (or braced lists) or Eigen vectors.
+template <class F, zg::detail::jacobian_vector X = std::vector<double>,
+          zg::detail::jacobian_vector V = std::vector<double>>
+std::vector<double> hvp(F&& f, const X& x, const V& v) {
+    return tape::hvp(std::forward<F>(f), zg::detail::vector_span(x), zg::detail::vector_span(v));
 }
 
 #undef ZG_TAPE_TAKES_DUALS
