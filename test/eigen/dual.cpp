@@ -1,7 +1,9 @@
 // Eigen matrices of zg::dual and of nested duals: a directional derivative through inverse(),
-// determinant() and a partialPivLu() solve against its closed form, and a second derivative.
+// determinant(), partialPivLu() and llt() solves against their closed forms, and a second
+// derivative.
 #include <zerograd/eigen.hpp>
 
+#include <Eigen/Cholesky>
 #include <Eigen/LU>
 
 #include <doctest/doctest.h>
@@ -59,6 +61,32 @@ TEST_CASE("derivatives through inverse, determinant and solves of Eigen matrices
         CHECK(left(1, 2).deriv == doctest::Approx((a0 * e)(1, 2)).epsilon(1e-14));
         CHECK(right(2, 0).deriv == doctest::Approx((e * a0)(2, 0)).epsilon(1e-14));
     }
+}
+
+TEST_CASE("derivatives through an llt() solve and log-determinant of Eigen matrices of duals") {
+    // A(t) = A0 + t E, both symmetric: d/dt A^-1 b = -A^-1 E A^-1 b, d/dt log det A = tr(A^-1 E).
+    Eigen::Matrix3d a0, e;
+    a0 << 4.0, 1.0, -0.5, 1.0, 3.0, 0.25, -0.5, 0.25, 2.0;
+    e << 0.2, -0.3, 0.1, -0.3, 0.5, 0.4, 0.1, 0.4, -0.6;
+    const Eigen::Vector3d b(1.0, -2.0, 0.5);
+    Eigen::Matrix<zg::dual, 3, 3> a;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            a(i, j) = zg::dual(a0(i, j), e(i, j));
+    const Eigen::LLT<Eigen::Matrix<zg::dual, 3, 3>> factor(a);
+    REQUIRE(factor.info() == Eigen::Success);
+    const Eigen::Matrix<zg::dual, 3, 1> x = factor.solve(b.cast<zg::dual>());
+    zg::dual logdet(0.0);
+    for (int i = 0; i < 3; ++i)
+        logdet += 2.0 * log(factor.matrixL()(i, i));
+    const Eigen::Matrix3d inverse = a0.inverse();
+    const Eigen::Vector3d solve_rate = -inverse * e * inverse * b;
+    for (int i = 0; i < 3; ++i) {
+        CHECK(x(i).value == doctest::Approx((inverse * b)(i)).epsilon(1e-14));
+        CHECK(x(i).deriv == doctest::Approx(solve_rate(i)).epsilon(1e-13));
+    }
+    CHECK(logdet.value == doctest::Approx(std::log(a0.determinant())).epsilon(1e-14));
+    CHECK(logdet.deriv == doctest::Approx((inverse * e).trace()).epsilon(1e-13));
 }
 
 TEST_CASE("second derivatives through an Eigen determinant of nested duals") {

@@ -1,6 +1,6 @@
-// Eigen matrices of zg::var: fixed and dynamic sizes, products with double matrices, inverse(),
-// determinant(), llt() and partialPivLu() solves, each gradient against central differences of
-// the same function on doubles.
+// Eigen matrices of zg::var: fixed and dynamic sizes, products with double matrices (small and
+// past Eigen's blocked-kernel threshold), inverse(), determinant(), llt() and partialPivLu()
+// solves, each gradient against central differences.
 #include <zerograd/eigen.hpp>
 
 #include <Eigen/Cholesky>
@@ -9,48 +9,59 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
 #include <type_traits>
 #include <vector>
 
 namespace {
 
-template <class Scalar, int N>
-using matrix = Eigen::Matrix<Scalar, N, N>;
+using var_matrix = Eigen::Matrix<zg::var, Eigen::Dynamic, Eigen::Dynamic>;
+using var_vector = Eigen::Matrix<zg::var, Eigen::Dynamic, 1>;
 
-// A well-conditioned n x n matrix from the numbers a (filled column by column), made symmetric
+// A well-conditioned n x n matrix from the variables a (filled column by column), made symmetric
 // positive definite (A A^T + n I) when `spd`.
-template <class Scalar>
-Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> from_numbers(const std::vector<Scalar>& a,
-                                                                   int n, bool spd) {
-    Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> m(n, n);
+var_matrix from_variables(const std::vector<zg::var>& a, int n, bool spd) {
+    var_matrix m(n, n);
     for (int j = 0; j < n; ++j)
         for (int i = 0; i < n; ++i)
             m(i, j) = a[static_cast<std::size_t>(j * n + i)];
     if (!spd) return m;
-    Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic> s = m * m.transpose();
+    var_matrix s = m * m.transpose();
     for (int i = 0; i < n; ++i)
         s(i, i) += double(n);
     return s;
 }
 
-// A scalar function of n x n numbers, written once for double and zg::var.
-template <class F>
-void check_against_differences(F f, std::vector<double> x) {
+// f's gradient by the tape against central differences of f's values. f is written for zg::var
+// only (a difference records a tape and drops it): Eigen's algorithms are compiled once, not
+// once more for doubles.
+void check_against_differences(const std::function<zg::var(const std::vector<zg::var>&)>& f,
+                               std::vector<double> x) {
     zg::tape::scope scope;
-    std::vector<zg::var> leaves(x.begin(), x.end());
-    const zg::var y = f(leaves);
-    y.backward();
+    const std::vector<zg::var> leaves(x.begin(), x.end());
+    f(leaves).backward();
+    const auto value_at = [&](const std::vector<double>& at) {
+        zg::tape::scope inner;
+        return f(std::vector<zg::var>(at.begin(), at.end())).data();
+    };
     for (std::size_t i = 0; i < x.size(); ++i) {
         const double h = 1e-6 * std::max(1.0, std::abs(x[i]));
         const double at = x[i];
         x[i] = at + h;
-        const double up = f(x);
+        const double up = value_at(x);
         x[i] = at - h;
-        const double down = f(x);
+        const double down = value_at(x);
         x[i] = at;
         INFO("input ", i);
         CHECK(leaves[i].grad() == doctest::Approx((up - down) / (2 * h)).epsilon(1e-7));
     }
+}
+
+Eigen::Matrix<zg::var, 3, 3> fixed_from(const std::vector<zg::var>& a) {
+    Eigen::Matrix<zg::var, 3, 3> m;
+    for (int i = 0; i < 9; ++i)
+        m(i % 3, i / 3) = a[static_cast<std::size_t>(i)];
+    return m;
 }
 
 const std::vector<double> nine = {1.2, -0.4, 0.3, 0.7, 2.1, -0.5, 0.2, 0.6, 1.7};
@@ -68,41 +79,64 @@ TEST_CASE("Eigen sees zg::var as a real, signed, non-integer scalar") {
         std::is_same_v<Eigen::ScalarBinaryOpTraits<zg::var, double>::ReturnType, zg::var>);
 }
 
-TEST_CASE("fixed-size products, determinant and inverse of zg::var") {
+TEST_CASE("fixed-size products, determinant, inverse and solves of zg::var") {
     check_against_differences(
-        [](const auto& a) {
-            using scalar = std::remove_cvref_t<decltype(a[0])>;
-            matrix<scalar, 3> m;
-            for (int i = 0; i < 9; ++i)
-                m(i % 3, i / 3) = a[static_cast<std::size_t>(i)];
+        [](const std::vector<zg::var>& a) {
+            const Eigen::Matrix<zg::var, 3, 3> m = fixed_from(a);
             const Eigen::Vector3d v(1.0, -2.0, 0.5);
             const Eigen::Matrix3d d = Eigen::Matrix3d::Identity() * 2.0;
-            const Eigen::Matrix<scalar, 3, 1> w = (d * m) * v; // a double matrix on the left
-            return scalar(w.sum() + m.determinant() + m.inverse()(0, 1) + (m * d).trace());
+            const Eigen::Matrix<zg::var, 3, 1> w = (d * m) * v; // a double matrix on the left
+            return zg::var(w.sum() + m.determinant() + m.inverse()(0, 1) + (m * d).trace());
+        },
+        nine);
+    check_against_differences(
+        [](const std::vector<zg::var>& a) {
+            const Eigen::Matrix<zg::var, 3, 3> m = fixed_from(a);
+            const Eigen::Matrix<zg::var, 3, 3> s =
+                m * m.transpose() + 3.0 * Eigen::Matrix<zg::var, 3, 3>::Identity();
+            const Eigen::Matrix<zg::var, 3, 1> b(1.0, -2.0, 0.5);
+            const Eigen::Matrix<zg::var, 3, 1> x = m.partialPivLu().solve(b);
+            const Eigen::Matrix<zg::var, 3, 1> y = s.llt().solve(b);
+            return zg::var(x.sum() + y.squaredNorm());
         },
         nine);
 }
 
 TEST_CASE("dynamic-size inverse, determinant and solves of zg::var") {
     check_against_differences(
-        [](const auto& a) {
-            using scalar = std::remove_cvref_t<decltype(a[0])>;
-            const auto m = from_numbers(a, 4, false);
-            Eigen::Matrix<scalar, Eigen::Dynamic, 1> b(4);
+        [](const std::vector<zg::var>& a) {
+            const var_matrix m = from_variables(a, 4, false);
+            var_vector b(4);
             b << 1.0, -1.0, 0.5, 2.0;
-            const Eigen::Matrix<scalar, Eigen::Dynamic, 1> x = m.partialPivLu().solve(b);
-            return scalar(x.sum() + m.inverse().sum() + m.determinant());
+            const var_vector x = m.partialPivLu().solve(b);
+            return zg::var(x.sum() + m.inverse().sum() + m.determinant());
         },
         sixteen);
     check_against_differences(
-        [](const auto& a) {
-            using scalar = std::remove_cvref_t<decltype(a[0])>;
-            const auto s = from_numbers(a, 4, true);
+        [](const std::vector<zg::var>& a) {
+            const var_matrix s = from_variables(a, 4, true);
             const Eigen::MatrixXd rhs = Eigen::MatrixXd::Ones(4, 2);
-            const Eigen::Matrix<scalar, Eigen::Dynamic, Eigen::Dynamic> x =
-                s.llt().solve(rhs.cast<scalar>());
-            const auto l = s.llt().matrixL().toDenseMatrix();
-            return scalar(x.squaredNorm() + l.diagonal().array().log().sum());
+            const var_matrix x = s.llt().solve(rhs.cast<zg::var>());
+            const var_matrix l = s.llt().matrixL().toDenseMatrix();
+            return zg::var(x.squaredNorm() + l.diagonal().array().log().sum());
+        },
+        sixteen);
+}
+
+TEST_CASE("products of double and zg::var matrices past Eigen's blocked-kernel threshold") {
+    // rows + columns + depth >= 20, where Eigen's products of doubles switch to blocked kernels.
+    Eigen::MatrixXd left(12, 4), right(4, 12);
+    for (int i = 0; i < 12; ++i)
+        for (int k = 0; k < 4; ++k) {
+            left(i, k) = 0.1 * (i + 1) - 0.3 * k;
+            right(k, i) = std::sin(i + 2.0 * k);
+        }
+    check_against_differences(
+        [&](const std::vector<zg::var>& a) {
+            const var_matrix m = from_variables(a, 4, false);
+            const var_matrix p = (left * m) * right;               // 12 x 12, doubles on both sides
+            const var_matrix q = m.transpose() * left.transpose(); // 4 x 12, zg::var on the left
+            return zg::var(1e-3 * p.squaredNorm() + q.sum());
         },
         sixteen);
 }
