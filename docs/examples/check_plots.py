@@ -10,7 +10,9 @@ import subprocess
 import sys
 import tempfile
 
-plot, nn_moons, nn_moons_tensor, tensor_broadcast_output, gaussian_process = sys.argv[1:6]
+plot, nn_moons, nn_moons_tensor, tensor_broadcast_output = sys.argv[1:5]
+# The Gaussian process example is built only with Eigen.
+gaussian_process = sys.argv[5] if len(sys.argv) > 5 else None
 images = os.path.dirname(os.path.abspath(plot))
 probe = subprocess.run([sys.executable, "-c", "import matplotlib"], capture_output=True)
 system_probe = subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"],
@@ -35,7 +37,6 @@ with tempfile.TemporaryDirectory() as folder:
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     run(nn_moons, folder)
     run(nn_moons_tensor, folder)
-    run(gaussian_process, folder)
     run(sys.executable, plot, "moons", folder, "nn_moons", "hinge loss + L2", folder)
     run(sys.executable, plot, "moons", folder, "nn_moons_tensor", "cross-entropy", folder)
     run(sys.executable, plot, "forward_vs_reverse", images, folder)
@@ -43,7 +44,11 @@ with tempfile.TemporaryDirectory() as folder:
         os.path.join(folder, "suite.svg"))
     run(sys.executable, plot, "broadcast", tensor_broadcast_output,
         os.path.join(folder, "tensor_broadcast.svg"))
-    run(sys.executable, plot, "gaussian_process", folder, folder)
+    if gaussian_process:
+        run(gaussian_process, folder)
+        run(sys.executable, plot, "gaussian_process", folder, folder)
+    else:
+        del expected["gaussian_process.svg"]
     missing = []
     for name, texts in expected.items():
         with open(os.path.join(folder, name), encoding="utf-8") as svg:

@@ -183,7 +183,9 @@ def main():
 
     linalg = {"solve": torch.linalg.solve, "inverse": torch.linalg.inv,
               "cholesky": torch.linalg.cholesky, "logdet": torch.logdet}
-    for n, case in enumerate(dump["linalg_cases"]):
+    if "linalg_cases" not in dump:
+        print("linear algebra not compared: zerograd was built without Eigen")
+    for n, case in enumerate(dump.get("linalg_cases", [])):
         name = f"linalg case {n} ({case['operation']} of {[t['shape'] for t in case['inputs']]})"
         tensors = tensors_of(case["inputs"])
         weights = tensors_of(case["weights"])[0].detach()
@@ -196,22 +198,23 @@ def main():
                             "linear algebra", RELATIVE_LINALG)
         print(f"{name}: value and {len(values_of(case['grads']))} gradients compared")
 
-    gp = dump["gaussian_process"]
-    x = torch.tensor(gp["x"])
-    y = torch.tensor(gp["y"])
-    length, signal, noise = tensors_of(gp["hyperparameters"])
-    k = (signal * torch.exp(-(x[:, None] - x[None, :]) ** 2 / (2 * length ** 2)) +
-         noise * torch.eye(len(gp["x"])))
-    nll = (0.5 * (y * torch.linalg.solve(k, y)).sum() + 0.5 * torch.logdet(k) +
-           0.5 * len(gp["x"]) * torch.log(torch.tensor(2 * torch.pi)))
-    nll.backward()
-    name = f"Gaussian process (n = {len(gp['x'])})"
-    failures += compare(name + " value", [gp["value"]], [nll.item()], "linear algebra",
-                        RELATIVE_LINALG)
-    failures += compare(name + " grad (length, signal, noise)", values_of(gp["grads"]),
-                        [length.grad.item(), signal.grad.item(), noise.grad.item()],
-                        "linear algebra", RELATIVE_LINALG)
-    print(f"{name}: likelihood {nll.item():.6f} and its 3 gradients compared")
+    if "gaussian_process" in dump:
+        gp = dump["gaussian_process"]
+        x = torch.tensor(gp["x"])
+        y = torch.tensor(gp["y"])
+        length, signal, noise = tensors_of(gp["hyperparameters"])
+        k = (signal * torch.exp(-(x[:, None] - x[None, :]) ** 2 / (2 * length ** 2)) +
+             noise * torch.eye(len(gp["x"])))
+        nll = (0.5 * (y * torch.linalg.solve(k, y)).sum() + 0.5 * torch.logdet(k) +
+               0.5 * len(gp["x"]) * torch.log(torch.tensor(2 * torch.pi)))
+        nll.backward()
+        name = f"Gaussian process (n = {len(gp['x'])})"
+        failures += compare(name + " value", [gp["value"]], [nll.item()], "linear algebra",
+                            RELATIVE_LINALG)
+        failures += compare(name + " grad (length, signal, noise)", values_of(gp["grads"]),
+                            [length.grad.item(), signal.grad.item(), noise.grad.item()],
+                            "linear algebra", RELATIVE_LINALG)
+        print(f"{name}: likelihood {nll.item():.6f} and its 3 gradients compared")
 
     print(f"torch {torch.__version__}")
     for bucket, (error, where) in worst.items():
