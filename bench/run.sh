@@ -16,7 +16,8 @@
 # the scalar MLP and libtorch), ZG_BENCH=hvp bench/hvp.cpp (Hessian-vector products against
 # gradients), ZG_BENCH=linalg bench/linalg.cpp (a Gaussian process's likelihood against libtorch),
 # ZG_BENCH=checkpoint bench/checkpoint.cpp (a long recurrence with and without
-# checkpoints).
+# checkpoints), ZG_BENCH=parallel bench/parallel.cpp (a likelihood's gradient on 1, 2 and 4
+# threads).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source .ci/install-deps.sh
