@@ -80,8 +80,7 @@ auto wishart_prior(const problem& p, const Icf& icf) {
     return zg::sum(std::views::iota(0, p.k), [&](int k) {
         const auto q = zg::slice(icf, std::size_t(k * s), std::size_t(d));
         const auto l = zg::slice(icf, std::size_t(k * s + d), std::size_t(s - d));
-        return 0.5 * p.gamma * p.gamma * (zg::sum(exp(2.0 * q)) + zg::dot(l, l)) -
-               p.m * zg::sum(q);
+        return 0.5 * p.gamma * p.gamma * (zg::sum(exp(2.0 * q)) + zg::dot(l, l)) - p.m * zg::sum(q);
     });
 }
 
@@ -138,37 +137,49 @@ inline auto exp_sum_objective(const problem& p) {
     };
 }
 
-/// The same as a loop over scalars of any mode (double, zg::var, zg::dual, the peers'), as a
-/// user of an operator-overloading tool writes it: v holds alphas, means and icf in a row.
+namespace detail {
+
+/// A scalar's value, whatever the mode or peer that made it.
 template <class T>
-T loop_objective(std::span<const T> v, const problem& p) {
+double value_of(const T& t) {
+    if constexpr (requires { t.data(); })
+        return zg::detail::primal(t.data());
+    else if constexpr (requires { t.value(); })
+        return t.value(); // ADOL-C's adouble
+    else if constexpr (requires { t.val(); })
+        return t.val(); // Sacado's
+    else
+        return zg::detail::primal(t);
+}
+
+/// log sum exp of the terms, shifted by their largest value (a constant: the result does not
+/// depend on it).
+template <class T>
+T log_sum_exp(const std::vector<T>& terms) {
     using std::exp, std::log;
+    double shift = -INFINITY;
+    for (const T& t : terms)
+        shift = std::max(shift, value_of(t));
+    T total = 0.0;
+    for (const T& t : terms)
+        total += exp(t - shift);
+    return T(log(total) + shift);
+}
+
+} // namespace detail
+
+/// The likelihood's terms of points first .. first + count - 1 as a loop over scalars of any mode
+/// (double, zg::var, zg::dual, the peers'): v holds alphas, means and icf in a row.
+template <class T>
+T loop_likelihood(std::span<const T> v, const problem& p, int first, int count) {
+    using std::exp;
     const int d = p.d, k = p.k, s = p.icf_size();
     const T* alphas = v.data();
     const T* means = alphas + k;
     const T* icf = means + k * d;
-    const auto value_of = [](const T& t) {
-        if constexpr (requires { t.data(); })
-            return zg::detail::primal(t.data());
-        else if constexpr (requires { t.value(); })
-            return t.value(); // ADOL-C's adouble
-        else if constexpr (requires { t.val(); })
-            return t.val(); // Sacado's
-        else
-            return zg::detail::primal(t);
-    };
-    const auto log_sum_exp = [&](const std::vector<T>& terms) {
-        double shift = -INFINITY; // a constant: the result does not depend on it
-        for (const T& t : terms)
-            shift = std::max(shift, value_of(t));
-        T total = 0.0;
-        for (const T& t : terms)
-            total += exp(t - shift);
-        return T(log(total) + shift);
-    };
     std::vector<T> terms(std::size_t(k), T(0.0)), centered(std::size_t(d), T(0.0));
     T likelihood = 0.0;
-    for (int i = 0; i < p.n; ++i) {
+    for (int i = first; i < first + count; ++i) {
         for (int j = 0; j < k; ++j) {
             const T* q = icf + j * s;
             T sum_q = 0.0, mahalanobis = 0.0;
@@ -184,8 +195,19 @@ T loop_objective(std::span<const T> v, const problem& p) {
             }
             terms[std::size_t(j)] = alphas[j] + sum_q - 0.5 * mahalanobis;
         }
-        likelihood += log_sum_exp(terms);
+        likelihood += detail::log_sum_exp(terms);
     }
+    return likelihood;
+}
+
+/// The terms that are not the points': the weights' normalization and the Wishart prior, as a
+/// loop, given the likelihood of every point.
+template <class T>
+T loop_objective_given(std::span<const T> v, const problem& p, const T& likelihood) {
+    using std::exp;
+    const int d = p.d, k = p.k, s = p.icf_size();
+    const T* alphas = v.data();
+    const T* icf = alphas + k + k * d;
     std::vector<T> alpha_terms(alphas, alphas + k);
     T prior = 0.0;
     for (int j = 0; j < k; ++j) {
@@ -199,7 +221,14 @@ T loop_objective(std::span<const T> v, const problem& p) {
             squares += q[e] * q[e];
         prior += 0.5 * p.gamma * p.gamma * squares - p.m * sum_q;
     }
-    return T(p.constant() + likelihood - double(p.n) * log_sum_exp(alpha_terms) + prior);
+    return T(p.constant() + likelihood - double(p.n) * detail::log_sum_exp(alpha_terms) + prior);
+}
+
+/// The same as a loop over scalars of any mode (double, zg::var, zg::dual, the peers'), as a
+/// user of an operator-overloading tool writes it: v holds alphas, means and icf in a row.
+template <class T>
+T loop_objective(std::span<const T> v, const problem& p) {
+    return loop_objective_given(v, p, loop_likelihood(v, p, 0, p.n));
 }
 
 /// The gradient by hand: per point, each component's centered point and Q times it are kept
