@@ -12,7 +12,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <span>
 
 namespace zg::parallel {
 
@@ -30,8 +29,6 @@ namespace zg::parallel {
 /// NaN or infinities of both signs were added, else the infinity.
 class exact_sum {
 public:
-    static constexpr std::size_t limb_count = 68;
-
     void add(double x) {
         const auto bits = std::bit_cast<std::uint64_t>(x);
         const auto biased_exponent = static_cast<unsigned>((bits >> 52) & 0x7ff);
@@ -94,7 +91,7 @@ public:
         if (top == 0) return 0.0;
         const std::size_t k = top - 1;
         const auto digit = [&](std::size_t i) {
-            return i <= k && i < limb_count ? static_cast<std::uint64_t>(total.limbs_[i]) : 0;
+            return static_cast<std::uint64_t>(total.limbs_[i]);
         };
         // The 64 bits from the magnitude's leading one down, then one sticky bit for anything
         // lower, so that the conversion to double rounds as the exact number would.
@@ -114,24 +111,8 @@ public:
         return negative ? -magnitude : magnitude;
     }
 
-    /// The limbs, for a reduction across processes that adds them as integers (an MPI_SUM of
-    /// int64s, exact and in any order) after normalize(): each is then in [0, 2^32) but the last.
-    std::span<std::int64_t, limb_count> limbs() { return limbs_; }
-    std::span<const std::int64_t, limb_count> limbs() const { return limbs_; }
-    /// Moves every limb's carries up, so that 2^31 more sums of limbs cannot overflow.
-    void normalize() { carry(); }
-
-    /// NaNs, +infinities and -infinities added, for the same reduction.
-    std::array<std::int64_t, 3> specials() const {
-        return {nans_, positive_infinities_, negative_infinities_};
-    }
-    void set_specials(const std::array<std::int64_t, 3>& counts) {
-        nans_ = counts[0];
-        positive_infinities_ = counts[1];
-        negative_infinities_ = counts[2];
-    }
-
 private:
+    static constexpr std::size_t limb_count = 68;
     static constexpr unsigned digit_bits = 32;
     static constexpr std::uint64_t digit_mask = (std::uint64_t{1} << digit_bits) - 1;
     static constexpr std::uint32_t max_pending = std::uint32_t{1} << 30;

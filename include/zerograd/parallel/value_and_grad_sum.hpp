@@ -5,7 +5,6 @@
 #pragma once
 
 #include "zerograd/core/arguments.hpp" // value_and_grad_result, jacobian_vector, vector_span
-#include "zerograd/core/error.hpp"
 #include "zerograd/parallel/exact_sum.hpp"
 #include "zerograd/tape/grad.hpp"
 #include "zerograd/tape/var.hpp"
