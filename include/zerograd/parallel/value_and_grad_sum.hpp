@@ -25,11 +25,10 @@ namespace zg::parallel {
 
 namespace detail {
 
-/// What one worker adds up: the value's and every gradient component's exact sums, and the first
-/// error it met.
+/// What one worker adds up: the exact sums of the value (sum 0) and of every gradient component
+/// (sums 1 to P), and the first error it met.
 struct partial_sums {
-    exact_sum value;
-    std::vector<exact_sum> gradient;
+    exact_sums sums;
     std::exception_ptr error;
     std::size_t error_shard = std::numeric_limits<std::size_t>::max();
 };
@@ -46,10 +45,10 @@ void differentiate_shards(F& f, std::span<const double> params, const std::vecto
         try {
             const auto [value, gradient] = zg::tape::value_and_grad(
                 [&](std::span<const var> p) { return f(p, shards[i]); }, params);
-            sums.value.add(value);
+            sums.sums.add(0, value);
             const std::vector<double>& g = std::get<0>(gradient);
             for (std::size_t j = 0; j < g.size(); ++j)
-                sums.gradient[j].add(g[j]);
+                sums.sums.add(j + 1, g[j]);
         } catch (...) {
             sums.error = std::current_exception();
             sums.error_shard = i;
@@ -57,6 +56,51 @@ void differentiate_shards(F& f, std::span<const double> params, const std::vecto
             return;
         }
     }
+}
+
+/// The exact sums of every shard's value and gradient, differentiated on `threads` workers (0: one
+/// per hardware thread), the caller among them; `error` holds the lowest failing shard's
+/// exception, if any, once every worker has been joined.
+template <class F, class Shard>
+partial_sums sum_shards(F& f, std::span<const double> params, const std::vector<Shard>& shards,
+                        unsigned threads) {
+    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t workers =
+        std::max<std::size_t>(1, std::min<std::size_t>(threads, shards.size()));
+    std::vector<partial_sums> sums(workers);
+    for (partial_sums& s : sums)
+        s.sums = exact_sums(params.size() + 1);
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> failed{false};
+    {
+        std::vector<std::jthread> helpers;
+        helpers.reserve(workers - 1);
+        try {
+            for (std::size_t w = 1; w < workers; ++w)
+                helpers.emplace_back(
+                    [&, w] { differentiate_shards(f, params, shards, next, failed, sums[w]); });
+        } catch (...) { // a thread that could not start: stop the others, then report it
+            failed.store(true);
+            throw;
+        }
+        differentiate_shards(f, params, shards, next, failed, sums[0]);
+    } // the helpers are joined here
+    const auto first_error =
+        std::min_element(sums.begin(), sums.end(), [](const auto& a, const auto& b) {
+            return a.error_shard < b.error_shard;
+        });
+    if (first_error->error) return std::move(*first_error);
+    for (std::size_t w = 1; w < workers; ++w)
+        sums[0].sums.merge(sums[w].sums);
+    return std::move(sums[0]);
+}
+
+/// The sums rounded: {value, std::tuple{gradient}}.
+inline value_and_grad_result<std::tuple<std::vector<double>>> rounded(const exact_sums& sums) {
+    std::vector<double> gradient(sums.size() - 1);
+    for (std::size_t j = 0; j < gradient.size(); ++j)
+        gradient[j] = sums.value(j + 1);
+    return {sums.value(0), std::tuple{std::move(gradient)}};
 }
 
 } // namespace detail
@@ -89,42 +133,9 @@ value_and_grad_sum(F&& f, std::span<const double> params, const std::vector<Shar
                   "zg::parallel::value_and_grad_sum: f is called as f(std::span<const zg::var> "
                   "params, const Shard& shard) for each shard; give it those parameters (or "
                   "write it as a generic lambda: [](auto params, const auto& shard) {...})");
-    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t workers =
-        std::max<std::size_t>(1, std::min<std::size_t>(threads, shards.size()));
-    std::vector<detail::partial_sums> sums(workers);
-    for (detail::partial_sums& s : sums)
-        s.gradient.resize(params.size());
-    std::atomic<std::size_t> next{0};
-    std::atomic<bool> failed{false};
-    {
-        std::vector<std::jthread> helpers;
-        helpers.reserve(workers - 1);
-        try {
-            for (std::size_t w = 1; w < workers; ++w)
-                helpers.emplace_back([&, w] {
-                    detail::differentiate_shards(f, params, shards, next, failed, sums[w]);
-                });
-        } catch (...) { // a thread that could not start: stop the others, then report it
-            failed.store(true);
-            throw;
-        }
-        detail::differentiate_shards(f, params, shards, next, failed, sums[0]);
-    } // the helpers are joined here
-    const auto first_error =
-        std::min_element(sums.begin(), sums.end(), [](const auto& a, const auto& b) {
-            return a.error_shard < b.error_shard;
-        });
-    if (first_error->error) std::rethrow_exception(first_error->error);
-    for (std::size_t w = 1; w < workers; ++w) {
-        sums[0].value.merge(sums[w].value);
-        for (std::size_t j = 0; j < params.size(); ++j)
-            sums[0].gradient[j].merge(sums[w].gradient[j]);
-    }
-    std::vector<double> gradient(params.size());
-    for (std::size_t j = 0; j < params.size(); ++j)
-        gradient[j] = sums[0].gradient[j].value();
-    return {sums[0].value.value(), std::tuple{std::move(gradient)}};
+    detail::partial_sums sums = detail::sum_shards(f, params, shards, threads);
+    if (sums.error) std::rethrow_exception(sums.error);
+    return detail::rounded(sums.sums);
 }
 
 /// The same for parameters in a std::vector<double> (or a braced list) or an Eigen vector.
