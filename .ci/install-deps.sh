@@ -3,7 +3,7 @@
 # machine lacks. Sourced by test/run.sh and bench/run.sh.
 zg_packages=(g++ clang-16 clang-14 meson ninja-build pkg-config cmake python3 libboost-dev doctest-dev
   libbenchmark-dev libeigen3-dev libopenblas-dev python3-torch libtorch-dev libadolc-dev
-  libtrilinos-sacado-dev libclang-rt-16-dev python3-matplotlib)
+  libtrilinos-sacado-dev libclang-rt-16-dev python3-matplotlib libopenmpi-dev openmpi-bin)
 zg_missing=()
 for package in "${zg_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' ||

@@ -17,7 +17,7 @@
 # gradients), ZG_BENCH=linalg bench/linalg.cpp (a Gaussian process's likelihood against libtorch),
 # ZG_BENCH=checkpoint bench/checkpoint.cpp (a long recurrence with and without
 # checkpoints), ZG_BENCH=parallel bench/parallel.cpp (a likelihood's gradient on 1, 2 and 4
-# threads).
+# threads), ZG_BENCH=mpi bench/mpi.cpp (the same on 1, 2 and 4 MPI processes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source .ci/install-deps.sh
@@ -43,10 +43,18 @@ esac
 
 ninja -C "$build" "bench/$bench" >/dev/null
 mkdir -p results
-"$build/bench/$bench" "${selection[@]}" --benchmark_out="results/$bench.json" \
+launcher=()
+if [[ $bench == mpi ]]; then # one run of 4 processes times 1, 2 and 4 of them
+  selection=()
+  launcher=(mpirun --allow-run-as-root --oversubscribe -np 4)
+fi
+"${launcher[@]}" "$build/bench/$bench" "${selection[@]}" --benchmark_out="results/$bench.json" \
   --benchmark_out_format=json "$@"
 rm -f "results/$bench.csv"
-python3 bench/report.py "results/$bench.json" "results/$bench.csv"
+# The threaded and MPI benchmarks print their own speed-ups; the others' tables come from here.
+if [[ $bench != parallel && $bench != mpi ]]; then
+  python3 bench/report.py "results/$bench.json" "results/$bench.csv"
+fi
 if [[ -f results/$bench.csv ]]; then
   python3 docs/images/plot.py suite "results/$bench.csv" "results/$bench.svg"
 fi

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, then builds and runs `meson test` with g++ 12, with
 # clang++ 16, with g++ unoptimized under AddressSanitizer + UndefinedBehaviorSanitizer, the
-# portable tests with clang++ 14, and the threaded tests under ThreadSanitizer. Ends with one
-# line: `tests: N passed, M failed`.
+# portable tests with clang++ 14, and the threaded tests under ThreadSanitizer. The MPI tests run
+# under mpirun with 1, 2 and 4 processes in the first three. Ends with one line:
+# `tests: N passed, M failed`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source .ci/install-deps.sh
@@ -51,8 +52,8 @@ PY
 # Debug information is line tables only (-g1): a failure's backtrace still names files and lines,
 # and the compilers do not describe the variables of expression mode's large inlined functions,
 # which took a fifth to a quarter of these builds' compile time.
-build build/gcc g++ -Dwerror=true -Dblas=enabled -Dcpp_args=-g1
-build build/clang clang++-16 -Dwerror=true -Dbenchmarks=disabled -Dcpp_args=-g1
+build build/gcc g++ -Dwerror=true -Dblas=enabled -Dmpi=enabled -Dcpp_args=-g1
+build build/clang clang++-16 -Dwerror=true -Dmpi=enabled -Dbenchmarks=disabled -Dcpp_args=-g1
 # Unoptimized (Meson's default build type, which a user's project may well use: two templates of
 # one mangled name clash only where nothing is inlined), under AddressSanitizer +
 # UndefinedBehaviorSanitizer, with line tables. Optimizing instrumented code doubled this build's
@@ -61,7 +62,7 @@ build build/clang clang++-16 -Dwerror=true -Dbenchmarks=disabled -Dcpp_args=-g1
 # (AddressSanitizer reports a null dereference itself); instrumenting every member call and
 # reference for them took a third of this build's compile time.
 build build/sanitize g++ -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false \
-  -Dwerror=true -Dbenchmarks=disabled "-Dcpp_args=-g1 -fno-sanitize=null,vptr"
+  -Dwerror=true -Dmpi=enabled -Dbenchmarks=disabled "-Dcpp_args=-g1 -fno-sanitize=null,vptr"
 # Debian 12's default clang++ is version 14: the Eigen interop and every header in one program
 # build and pass with it too (the "portable" suite).
 targets=(test/eigen_var test/eigen_dual test/eigen_arguments test/packaging_every_header)

@@ -1,0 +1,173 @@
+// zg::mpi::value_and_grad_sum and zg::mpi::broadcast, run by run.py under mpirun with 1, 2 and 4
+// ranks: every rank's result equals, bit for bit, the threaded sum over all the shards, whichever
+// rank holds which shard; a shard's exception reaches every rank; the output (hexadecimal
+// doubles) must be the same for every number of ranks.
+#include "models/normal_likelihood.hpp"
+
+#include <zerograd/mpi.hpp>
+#include <zerograd/parallel.hpp>
+
+#include <Eigen/Core>
+
+#include <bit>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <random>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+using models::normal_likelihood::shard_nll;
+using result = zg::value_and_grad_result<std::tuple<std::vector<double>>>;
+
+int rank = 0, ranks = 1, failures = 0;
+
+void expect(bool condition, const std::string& what) {
+    if (condition) return;
+    std::fprintf(stderr, "rank %d: failed: %s\n", rank, what.c_str());
+    ++failures;
+}
+
+bool same_bits(const result& a, const result& b) {
+    const auto bits = [](double x) { return std::bit_cast<std::uint64_t>(x); };
+    const std::vector<double>& ga = std::get<0>(a.grad);
+    const std::vector<double>& gb = std::get<0>(b.grad);
+    if (bits(a.value) != bits(b.value) || ga.size() != gb.size()) return false;
+    for (std::size_t j = 0; j < ga.size(); ++j)
+        if (bits(ga[j]) != bits(gb[j])) return false;
+    return true;
+}
+
+// 30,000 draws of N(1.5, 2^2) in 41 shards of uneven sizes, the same on every rank.
+std::vector<std::vector<double>> make_shards() {
+    std::mt19937_64 generator(11);
+    std::normal_distribution<double> draw(1.5, 2.0);
+    std::vector<std::vector<double>> shards;
+    std::size_t left = 30000;
+    for (std::size_t i = 0; left > 0; ++i) {
+        const std::size_t size = std::min<std::size_t>(left, 150 + (i * 397) % 900);
+        std::vector<double>& shard = shards.emplace_back(size);
+        for (double& x : shard)
+            x = draw(generator);
+        left -= size;
+    }
+    return shards;
+}
+
+// The shards this rank holds, when shard i goes to owner(i).
+std::vector<std::vector<double>> local(const std::vector<std::vector<double>>& shards,
+                                       const std::function<int(std::size_t)>& owner) {
+    std::vector<std::vector<double>> mine;
+    for (std::size_t i = 0; i < shards.size(); ++i)
+        if (owner(i) == rank) mine.push_back(shards[i]);
+    return mine;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    const auto shards = make_shards();
+    const std::size_t n = shards.size();
+
+    // The starting point, drawn on rank 0 only.
+    std::vector<double> params;
+    if (rank == 0) params = {1.2, 0.6};
+    zg::mpi::broadcast(MPI_COMM_WORLD, params);
+    expect(params == std::vector<double>{1.2, 0.6}, "broadcast of a std::vector");
+    Eigen::VectorXd eigen_params(rank == 0 ? 3 : 1);
+    if (rank == 0) eigen_params << 1.0, 2.0, 3.0;
+    zg::mpi::broadcast(MPI_COMM_WORLD, eigen_params);
+    expect(eigen_params.size() == 3 && eigen_params[2] == 3.0, "broadcast of an Eigen vector");
+
+    const result reference = zg::parallel::value_and_grad_sum(shard_nll, params, shards, 1);
+    const std::vector<std::pair<const char*, std::function<int(std::size_t)>>> layouts = {
+        {"round robin", [](std::size_t i) { return static_cast<int>(i % ranks); }},
+        {"blocks", [&](std::size_t i) { return static_cast<int>(i * ranks / n); }},
+        {"all on the last rank", [](std::size_t) { return ranks - 1; }},
+        {"backwards", [](std::size_t i) { return ranks - 1 - static_cast<int>(i % ranks); }},
+    };
+    for (const auto& [name, owner] : layouts)
+        for (unsigned threads : {1u, 2u}) {
+            const result r = zg::mpi::value_and_grad_sum(MPI_COMM_WORLD, shard_nll, params,
+                                                         local(shards, owner), threads);
+            expect(same_bits(r, reference), std::string(name) + ", " +
+                                                std::to_string(threads) + " thread(s): the bits "
+                                                "of the threaded sum over every shard");
+        }
+    // Parameters as an Eigen vector.
+    const Eigen::Vector2d eigen_point(1.2, 0.6);
+    expect(same_bits(zg::mpi::value_and_grad_sum(MPI_COMM_WORLD, shard_nll, eigen_point,
+                                                  local(shards, layouts[0].second)),
+                     reference),
+           "parameters as an Eigen vector");
+
+    // A shard with an infinite point: an infinite value and a NaN gradient, counted apart from
+    // the limbs and reduced only because one rank has them.
+    std::vector<std::vector<double>> with_infinity = shards;
+    with_infinity[5][0] = std::numeric_limits<double>::infinity();
+    const result infinite = zg::parallel::value_and_grad_sum(shard_nll, params, with_infinity, 1);
+    expect(infinite.value == std::numeric_limits<double>::infinity(), "an infinite value");
+    expect(same_bits(zg::mpi::value_and_grad_sum(MPI_COMM_WORLD, shard_nll, params,
+                                                 local(with_infinity, layouts[1].second)),
+                     infinite),
+           "infinities and NaN: the bits of the threaded sum");
+
+    // Shard 17 throws; its rank rethrows its own exception, every other rank a remote_error.
+    const int failing_rank = static_cast<int>(17 % ranks);
+    const auto failing = [](std::span<const zg::var> p, const std::vector<double>& xs) {
+        if (xs.size() == make_shards()[17].size()) throw std::runtime_error("shard 17 is bad");
+        return shard_nll(p, xs);
+    };
+    bool caught = false;
+    try {
+        zg::mpi::value_and_grad_sum(MPI_COMM_WORLD, failing, params,
+                                    local(shards, layouts[0].second));
+    } catch (const zg::mpi::remote_error& e) {
+        caught = rank != failing_rank && e.rank == failing_rank &&
+                 std::string(e.what()) == "zg::mpi::value_and_grad_sum: rank " +
+                                              std::to_string(failing_rank) +
+                                              " failed: shard 17 is bad";
+    } catch (const std::runtime_error& e) {
+        caught = rank == failing_rank && std::string(e.what()) == "shard 17 is bad";
+    }
+    expect(caught, "shard 17's exception on every rank");
+    expect(same_bits(zg::mpi::value_and_grad_sum(MPI_COMM_WORLD, shard_nll, params,
+                                                 local(shards, layouts[0].second)),
+                     reference),
+           "the call after an error");
+
+    // Ranks that disagree on the parameters' count all throw, none waits.
+    if (ranks > 1) {
+        std::vector<double> uneven = params;
+        if (rank == 1) uneven.push_back(0.0);
+        bool shape_error = false;
+        try {
+            zg::mpi::value_and_grad_sum(MPI_COMM_WORLD, shard_nll, uneven,
+                                        local(shards, layouts[0].second));
+        } catch (const zg::shape_error& e) {
+            shape_error = std::string(e.what()).find("differ in size, from 2 to 3") !=
+                          std::string::npos;
+        }
+        expect(shape_error, "a shape_error on every rank for parameters of different sizes");
+    }
+
+    if (rank == 0) {
+        const std::vector<double>& g = std::get<0>(reference.grad);
+        std::printf("value %a\ngradient %a %a\n", reference.value, g[0], g[1]);
+    }
+    int all_failures = 0;
+    MPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) std::printf("%s\n", all_failures == 0 ? "every check passed" : "FAILED");
+    MPI_Finalize();
+    return failures == 0 ? 0 : 1;
+}
