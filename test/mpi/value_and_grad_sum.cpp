@@ -10,6 +10,7 @@
 #include <Eigen/Core>
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -88,6 +89,27 @@ int main(int argc, char** argv) {
     if (rank == 0) eigen_params << 1.0, 2.0, 3.0;
     zg::mpi::broadcast(MPI_COMM_WORLD, eigen_params);
     expect(eigen_params.size() == 3 && eigen_params[2] == 3.0, "broadcast of an Eigen vector");
+    // Into vectors of fixed size: one that fits, and one that does not, which takes part and
+    // throws on its rank alone.
+    Eigen::Vector3d fixed(0.0, 0.0, rank == 0 ? 7.0 : 0.0);
+    zg::mpi::broadcast(MPI_COMM_WORLD, fixed);
+    expect(fixed[2] == 7.0, "broadcast into a fixed-size vector that fits");
+    if (rank == 0) {
+        std::vector<double> three = {1.0, 2.0, 3.0};
+        zg::mpi::broadcast(MPI_COMM_WORLD, three);
+    } else {
+        Eigen::Vector2d two(5.0, 6.0);
+        bool threw = false;
+        try {
+            zg::mpi::broadcast(MPI_COMM_WORLD, two);
+        } catch (const zg::shape_error& e) {
+            threw = std::string(e.what()) ==
+                    "zg::mpi::broadcast: rank 0's 3 parameters do not fit this rank's vector of "
+                    "2; pass a std::vector<double> or a dynamic-size Eigen vector";
+        }
+        expect(threw && two == Eigen::Vector2d(5.0, 6.0),
+               "a shape_error for a fixed-size vector the root's does not fit, unchanged");
+    }
 
     const result reference = zg::parallel::value_and_grad_sum(shard_nll, params, shards, 1);
     const std::vector<std::pair<const char*, std::function<int(std::size_t)>>> layouts = {
@@ -159,11 +181,25 @@ int main(int argc, char** argv) {
                           std::string::npos;
         }
         expect(shape_error, "a shape_error on every rank for parameters of different sizes");
+        std::vector<double> drifted = params;
+        if (rank == 1) drifted[1] = std::nextafter(drifted[1], 1.0);
+        bool value_error = false;
+        try {
+            zg::mpi::value_and_grad_sum(MPI_COMM_WORLD, shard_nll, drifted,
+                                        local(shards, layouts[0].second));
+        } catch (const zg::error& e) {
+            value_error = std::string(e.what()).find("parameters differ in value") !=
+                          std::string::npos;
+        }
+        expect(value_error, "an error on every rank for parameters of different values");
     }
 
+    // What the processes computed, which must not change with their number.
+    const result r = zg::mpi::value_and_grad_sum(MPI_COMM_WORLD, shard_nll, params,
+                                                 local(shards, layouts[0].second));
     if (rank == 0) {
-        const std::vector<double>& g = std::get<0>(reference.grad);
-        std::printf("value %a\ngradient %a %a\n", reference.value, g[0], g[1]);
+        const std::vector<double>& g = std::get<0>(r.grad);
+        std::printf("value %a\ngradient %a %a\n", r.value, g[0], g[1]);
     }
     int all_failures = 0;
     MPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -1,6 +1,8 @@
 // zerograd/mpi/broadcast.hpp: one rank's parameters given to every rank.
 #pragma once
 
+#include "zerograd/core/error.hpp"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -8,12 +10,15 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace zg::mpi {
 
 /// Gives every rank of `comm` rank `root`'s `params` (a std::vector<double> or an Eigen vector,
 /// resized where its size differs): the starting point, or parameters read or drawn on one rank.
-/// Collective.
+/// Collective. A vector of fixed size (Eigen::Vector2d) that the root's does not fit still takes
+/// part in the collective, then throws zg::shape_error on its rank, unchanged.
 template <class Vector>
     requires requires(Vector& v, std::size_t n) {
         v.resize(n);
@@ -22,11 +27,22 @@ template <class Vector>
 void broadcast(MPI_Comm comm, Vector& params, int root = 0) {
     auto size = static_cast<std::uint64_t>(params.size());
     MPI_Bcast(&size, 1, MPI_UINT64_T, root, comm);
-    params.resize(static_cast<std::size_t>(size));
+    bool fits = true;
+    if constexpr (requires { requires Vector::SizeAtCompileTime >= 0; }) // Eigen's fixed size
+        fits = size == static_cast<std::uint64_t>(Vector::SizeAtCompileTime);
+    else
+        params.resize(static_cast<std::size_t>(size));
+    std::vector<double> elsewhere(fits ? 0 : size);
+    double* target = fits ? params.data() : elsewhere.data();
     constexpr std::uint64_t chunk = INT_MAX; // MPI counts are ints
     for (std::uint64_t offset = 0; offset < size; offset += chunk)
-        MPI_Bcast(params.data() + offset, static_cast<int>(std::min(chunk, size - offset)),
-                  MPI_DOUBLE, root, comm);
+        MPI_Bcast(target + offset, static_cast<int>(std::min(chunk, size - offset)), MPI_DOUBLE,
+                  root, comm);
+    if (!fits)
+        throw shape_error("zg::mpi::broadcast: rank " + std::to_string(root) + "'s " +
+                          std::to_string(size) + " parameters do not fit this rank's vector of " +
+                          std::to_string(params.size()) + "; pass a std::vector<double> or a "
+                          "dynamic-size Eigen vector");
 }
 
 } // namespace zg::mpi

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
@@ -64,9 +65,20 @@ inline std::string message_of(const std::exception_ptr& error) {
     throw remote_error(failed_rank, message);
 }
 
+// 63 bits of FNV-1a over the parameters' bits: equal on ranks with equal parameters.
+inline std::int64_t hash_of(std::span<const double> params) {
+    std::uint64_t hash = 14695981039346656037u;
+    for (double x : params) {
+        hash ^= std::bit_cast<std::uint64_t>(x);
+        hash *= 1099511628211u;
+    }
+    return static_cast<std::int64_t>(hash >> 1);
+}
+
 // Adds the ranks' integers, each rank getting the sums: an MPI_Allreduce in pieces of up to
 // INT_MAX (MPI counts are ints). Through a buffer kept between calls: MPI reduces memory it has
-// seen before many times faster than fresh pages (Open MPI on 4.8 MB: 3 ms against 46).
+// seen before many times faster than fresh pages (Open MPI, 4.8 MB between two processes on one
+// machine: 3 ms against 46). It keeps the largest reduction's size until the thread ends.
 inline void add_across(MPI_Comm comm, std::span<std::int64_t> numbers) {
     thread_local std::vector<std::int64_t> buffer;
     buffer.assign(numbers.begin(), numbers.end());
@@ -89,10 +101,10 @@ inline void add_across(MPI_Comm comm, std::span<std::int64_t> numbers) {
 /// thread); they make no MPI calls, but MPI must have been started with MPI_Init_thread at
 /// MPI_THREAD_FUNNELED or above for more than one.
 ///
-/// One reduction of the exact sums over the range of magnitudes they span (40 to 64 bytes per
-/// gradient component for terms within 2^±60 of each other), after one small agreement that also
-/// carries errors:
-/// when f throws on any rank, every rank throws (see remote_error) and no rank is left waiting.
+/// One reduction of the exact sums over the range of magnitudes they span (48 to 64 bytes per
+/// gradient component for terms within a factor of 2^60 of each other), after one small agreement
+/// that also carries errors: when f throws on any rank, every rank throws (see remote_error) and
+/// no rank is left waiting. Ranks whose parameters differ in size or in value all throw too.
 template <class F, class Shard>
 value_and_grad_result<std::tuple<std::vector<double>>>
 value_and_grad_sum(MPI_Comm comm, F&& f, std::span<const double> params,
@@ -124,20 +136,23 @@ value_and_grad_sum(MPI_Comm comm, F&& f, std::span<const double> params,
     sums.normalize();
 
     // One agreement (a minimum of each entry): the lowest failing rank, the union of the ranks'
-    // windows of limbs, the parameters' count (its minimum and maximum) and whether any NaN or
-    // infinity was added.
+    // windows of limbs, the parameters' count and a hash of their bits (the minimum and maximum
+    // of each: they must agree), and whether any NaN or infinity was added.
     constexpr auto none = std::numeric_limits<std::int64_t>::max();
     const auto count = static_cast<std::int64_t>(params.size());
+    const std::int64_t hash = detail::hash_of(params);
     const auto [first, last] = sums.window();
     bool specials = false;
     for (std::int64_t count_of_kind : sums.special_counts())
         specials = specials || count_of_kind != 0;
-    std::array<std::int64_t, 6> agreed = {error ? rank : none,
+    std::array<std::int64_t, 8> agreed = {error ? rank : none,
                                           static_cast<std::int64_t>(first),
                                           -static_cast<std::int64_t>(last),
                                           count,
                                           -count,
-                                          specials ? -1 : 0};
+                                          specials ? -1 : 0,
+                                          hash,
+                                          -hash};
     MPI_Allreduce(MPI_IN_PLACE, agreed.data(), static_cast<int>(agreed.size()), MPI_INT64_T,
                   MPI_MIN, comm);
     if (agreed[0] != none) detail::fail_together(comm, rank, static_cast<int>(agreed[0]), error);
@@ -146,6 +161,10 @@ value_and_grad_sum(MPI_Comm comm, F&& f, std::span<const double> params,
                           "from " + std::to_string(agreed[3]) + " to " +
                           std::to_string(-agreed[4]) + " (this rank's: " +
                           std::to_string(count) + "); every rank passes the same parameters");
+    if (agreed[6] != -agreed[7])
+        throw zg::error("zg::mpi::value_and_grad_sum: the ranks' parameters differ in value; "
+                        "every rank passes the same parameters (zg::mpi::broadcast gives every "
+                        "rank one rank's)");
 
     // One sum of every rank's limbs, each over the union of the windows, then of the special
     // counts if any rank has some.

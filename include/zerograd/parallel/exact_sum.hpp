@@ -5,6 +5,7 @@
 #pragma once
 
 #include "zerograd/core/config.hpp"
+#include "zerograd/core/error.hpp"
 
 #include <algorithm>
 #include <array>
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -190,8 +192,9 @@ private:
 /// Many exact sums at once, as of a gradient's components: sum i of size() is exact_sum's number
 /// for the terms add(i, x) gave it. The sums share one window of the fixed-point range, widened to
 /// take each term, so that memory and time follow the range of magnitudes the terms span (8 bytes
-/// a sum per 32 bits of it: 40 to 64 bytes for terms within 2^±60 of each other) rather than the
-/// whole range of doubles.
+/// a sum per 32 bits of it: 48 to 64 bytes for terms within a factor of 2^60 of each other) rather
+/// than the whole range of doubles. Indices are not checked, as std::vector's operator[] does not
+/// check them: i < size().
 ///
 /// Reductions across processes add the sums' numbers as integers (an MPI_SUM of MPI_INT64_T,
 /// exact and in any order): each process normalize()s its sums and cover()s the union of the
@@ -219,8 +222,12 @@ public:
         if (++pending_ == detail::max_pending) normalize();
     }
 
-    /// Adds each of `other`'s sums to this one's of the same index, exactly.
+    /// Adds each of `other`'s sums to this one's of the same index, exactly. Throws
+    /// zg::shape_error when the two hold different numbers of sums.
     void merge(const exact_sums& other) {
+        if (other.count_ != count_)
+            throw shape_error("zg::parallel::exact_sums::merge: " + std::to_string(other.count_) +
+                              " sums merged into " + std::to_string(count_));
         exact_sums addend = other;
         addend.normalize();
         normalize();
@@ -248,9 +255,10 @@ public:
     }
 
     /// The window: limbs [first, last) of the fixed-point number, limb k weighing
-    /// 2^(32 k - 1074); {68, 68} before any term.
+    /// 2^(32 k - 1074); {68, 0} before any term, so that the union of windows is the least first
+    /// and the greatest last.
     std::pair<std::size_t, std::size_t> window() const {
-        return width_ == 0 ? std::pair{detail::limb_total, detail::limb_total}
+        return width_ == 0 ? std::pair{detail::limb_total, std::size_t{0}}
                            : std::pair{first_, first_ + width_};
     }
     /// Makes the window take limbs [first, last) (last <= 68) besides its own, moving each sum's
