@@ -72,38 +72,10 @@ workload make_workload(std::string name, int iterations, F f, std::vector<double
             [=] { return zg::parallel::value_and_grad_sum(f, params, shards, 1); }};
 }
 
-std::vector<std::vector<double>> likelihood_shards() {
-    std::mt19937_64 generator(11);
-    std::normal_distribution<double> draw(1.5, 2.0);
-    std::vector<std::vector<double>> out(256, std::vector<double>(1'000'000 / 256));
-    for (auto& shard : out)
-        for (double& x : shard)
-            x = draw(generator);
-    return out;
-}
-
-struct gmm_shard {
-    const models::gmm::problem* problem;
-    int first, count;
-    bool rest; // the last shard also carries the terms that are not the points'
-};
-
 const models::gmm::problem& gmm_problem() {
     static const models::gmm::problem p = models::gmm::make(10, 5, 10'000);
     return p;
 }
-
-std::vector<gmm_shard> gmm_shards() {
-    std::vector<gmm_shard> shards;
-    for (int first = 0; first < gmm_problem().n; first += 100)
-        shards.push_back({&gmm_problem(), first, 100, first + 100 >= gmm_problem().n});
-    return shards;
-}
-
-const auto gmm_objective = [](std::span<const zg::var> v, const gmm_shard& s) {
-    const zg::var likelihood = models::gmm::loop_likelihood(v, *s.problem, s.first, s.count);
-    return s.rest ? models::gmm::loop_objective_given(v, *s.problem, likelihood) : likelihood;
-};
 
 // The reduction alone: one shard per process, sum_j c_j p_j with every gradient component
 // nonzero, so that all P + 1 of them are reduced.
@@ -132,9 +104,11 @@ std::vector<workload>& workloads() {
         std::vector<workload> out;
         out.push_back(make_workload("normal_likelihood/shards:256", 20,
                                     models::normal_likelihood::shard_nll,
-                                    std::vector<double>{1.2, 0.5}, likelihood_shards()));
-        out.push_back(make_workload("gmm", 5, gmm_objective, models::gmm::point(gmm_problem()),
-                                    gmm_shards()));
+                                    std::vector<double>{1.2, 0.5},
+                                    models::normal_likelihood::draws(256)));
+        out.push_back(make_workload("gmm", 5, models::gmm::shard_objective,
+                                    models::gmm::point(gmm_problem()),
+                                    models::gmm::shards(gmm_problem(), 100)));
         for (std::size_t params : {10, 1000, 100'000})
             out.push_back(reduction(params));
         return out;

@@ -27,50 +27,26 @@ namespace {
 
 using models::normal_likelihood::shard_nll;
 
-// 1,000,000 draws of N(1.5, 2^2) in `count` shards.
-std::vector<std::vector<double>> make_shards(std::size_t count) {
-    std::mt19937_64 generator(11);
-    std::normal_distribution<double> draw(1.5, 2.0);
-    std::vector<std::vector<double>> out(count, std::vector<double>(1'000'000 / count));
-    for (auto& shard : out)
-        for (double& x : shard)
-            x = draw(generator);
-    return out;
-}
-
 const std::vector<std::vector<double>>& shards(std::size_t count) {
-    static const std::vector<std::vector<double>> sixty_four = make_shards(64);
-    static const std::vector<std::vector<double>> two_hundred_fifty_six = make_shards(256);
+    static const std::vector<std::vector<double>> sixty_four =
+        models::normal_likelihood::draws(64);
+    static const std::vector<std::vector<double>> two_hundred_fifty_six =
+        models::normal_likelihood::draws(256);
     return count == 64 ? sixty_four : two_hundred_fifty_six;
 }
 
 const std::vector<double> params = {1.2, 0.5};
 
-// The mixture's points in shards of 100; the last shard also carries the terms that are not the
-// points' (the weights' normalization, the prior).
-struct gmm_shard {
-    const models::gmm::problem* problem;
-    int first, count;
-    bool rest;
-};
-
-const auto gmm_objective = [](std::span<const zg::var> v, const gmm_shard& s) {
-    const zg::var likelihood = models::gmm::loop_likelihood(v, *s.problem, s.first, s.count);
-    return s.rest ? models::gmm::loop_objective_given(v, *s.problem, likelihood) : likelihood;
-};
+const auto gmm_objective = models::gmm::shard_objective;
 
 const models::gmm::problem& gmm_problem() {
     static const models::gmm::problem p = models::gmm::make(10, 5, 10'000);
     return p;
 }
 
-const std::vector<gmm_shard>& gmm_shards() {
-    static const std::vector<gmm_shard> out = [] {
-        std::vector<gmm_shard> shards;
-        for (int first = 0; first < gmm_problem().n; first += 100)
-            shards.push_back({&gmm_problem(), first, 100, first + 100 >= gmm_problem().n});
-        return shards;
-    }();
+// The mixture's points in shards of 100.
+const std::vector<models::gmm::shard>& gmm_shards() {
+    static const std::vector<models::gmm::shard> out = models::gmm::shards(gmm_problem(), 100);
     return out;
 }
 

@@ -231,6 +231,28 @@ T loop_objective(std::span<const T> v, const problem& p) {
     return loop_objective_given(v, p, loop_likelihood(v, p, 0, p.n));
 }
 
+/// The objective in pieces for sums over shards of data (zg::parallel, zg::mpi): `count` points
+/// from `first`; the last piece also carries the terms that are not the points' (the weights'
+/// normalization, the prior), so that the pieces add up to loop_objective.
+struct shard {
+    const problem* p;
+    int first, count;
+    bool rest;
+};
+
+inline std::vector<shard> shards(const problem& p, int points_each) {
+    std::vector<shard> out;
+    for (int first = 0; first < p.n; first += points_each)
+        out.push_back({&p, first, std::min(points_each, p.n - first), first + points_each >= p.n});
+    return out;
+}
+
+/// One shard's part of the objective, for variables of any scalar mode: v is a span of them.
+inline constexpr auto shard_objective = [](auto v, const shard& s) {
+    const auto likelihood = loop_likelihood(v, *s.p, s.first, s.count);
+    return s.rest ? loop_objective_given(v, *s.p, likelihood) : likelihood;
+};
+
 /// The gradient by hand: per point, each component's centered point and Q times it are kept
 /// until the log-sum-exp's weights are known; then the adjoint of each component's term flows
 /// back through Q (Q^T Q (x - mu) for the mean). g has the layout of v.

@@ -6,6 +6,8 @@
 
 #include <zerograd/tape.hpp>
 
+#include <cstddef>
+#include <random>
 #include <span>
 #include <vector>
 
@@ -19,5 +21,17 @@ inline const auto shard_nll = [](std::span<const zg::var> p, const std::vector<d
         total += 0.5 * square((x - mu) * inverse_sigma) + log_sigma;
     return total;
 };
+
+/// 1,000,000 draws of N(1.5, 2^2) in `count` shards of equal size, the same on every run and in
+/// every process.
+inline std::vector<std::vector<double>> draws(std::size_t count) {
+    std::mt19937_64 generator(11);
+    std::normal_distribution<double> draw(1.5, 2.0);
+    std::vector<std::vector<double>> out(count, std::vector<double>(1'000'000 / count));
+    for (auto& shard : out)
+        for (double& x : shard)
+            x = draw(generator);
+    return out;
+}
 
 } // namespace models::normal_likelihood
