@@ -4,4 +4,5 @@
 #pragma once
 
 #include "zerograd/mpi/broadcast.hpp"
+#include "zerograd/mpi/error.hpp"
 #include "zerograd/mpi/value_and_grad_sum.hpp"

@@ -6,11 +6,10 @@
 
 #include "zerograd/core/arguments.hpp" // value_and_grad_result, jacobian_vector, vector_span
 #include "zerograd/core/error.hpp"
+#include "zerograd/mpi/error.hpp" // <mpi.h>, remote_error, mpi_error
 #include "zerograd/parallel/exact_sum.hpp"
 #include "zerograd/parallel/value_and_grad_sum.hpp"
 #include "zerograd/tape/var.hpp"
-
-#include <mpi.h>
 
 #include <algorithm>
 #include <array>
@@ -29,18 +28,9 @@
 
 namespace zg::mpi {
 
-/// Thrown on every rank whose own shards succeeded when another rank's failed: `rank` is the
-/// lowest failing rank, what() carries its error's message. (The failing ranks throw their own
-/// exceptions.)
-struct remote_error : error {
-    remote_error(int failed_rank, const std::string& message)
-        : error("zg::mpi::value_and_grad_sum: rank " + std::to_string(failed_rank) +
-                " failed: " + message),
-          rank(failed_rank) {}
-    int rank;
-};
-
 namespace detail {
+
+inline constexpr const char* sum_operation = "zg::mpi::value_and_grad_sum";
 
 inline std::string message_of(const std::exception_ptr& error) {
     try {
@@ -58,9 +48,10 @@ inline std::string message_of(const std::exception_ptr& error) {
                                        const std::exception_ptr& error) {
     std::string message = rank == failed_rank ? message_of(error) : std::string();
     int length = static_cast<int>(std::min<std::size_t>(message.size(), INT_MAX));
-    MPI_Bcast(&length, 1, MPI_INT, failed_rank, comm);
+    throw_if_failed(MPI_Bcast(&length, 1, MPI_INT, failed_rank, comm), sum_operation, "MPI_Bcast");
     message.resize(static_cast<std::size_t>(length));
-    MPI_Bcast(message.data(), length, MPI_CHAR, failed_rank, comm);
+    throw_if_failed(MPI_Bcast(message.data(), length, MPI_CHAR, failed_rank, comm), sum_operation,
+                    "MPI_Bcast");
     if (error) std::rethrow_exception(error);
     throw remote_error(failed_rank, message);
 }
@@ -84,10 +75,55 @@ inline void add_across(MPI_Comm comm, std::span<std::int64_t> numbers) {
     buffer.assign(numbers.begin(), numbers.end());
     constexpr std::size_t piece = INT_MAX;
     for (std::size_t offset = 0; offset < buffer.size(); offset += piece)
-        MPI_Allreduce(MPI_IN_PLACE, buffer.data() + offset,
-                      static_cast<int>(std::min(piece, buffer.size() - offset)), MPI_INT64_T,
-                      MPI_SUM, comm);
+        throw_if_failed(MPI_Allreduce(MPI_IN_PLACE, buffer.data() + offset,
+                                      static_cast<int>(std::min(piece, buffer.size() - offset)),
+                                      MPI_INT64_T, MPI_SUM, comm),
+                        sum_operation, "MPI_Allreduce");
     std::copy(buffer.begin(), buffer.end(), numbers.begin());
+}
+
+// Workers beside the calling thread need MPI_THREAD_FUNNELED or above (they make no MPI calls),
+// and under FUNNELED the calling thread, which makes them, must be MPI's main thread.
+inline void require_thread_support(unsigned threads) {
+    const std::string asked = threads == 0 ? "threads = 0 (one per hardware thread)"
+                                           : "threads = " + std::to_string(threads);
+    int provided = MPI_THREAD_SINGLE;
+    throw_if_failed(MPI_Query_thread(&provided), sum_operation, "MPI_Query_thread");
+    if (provided < MPI_THREAD_FUNNELED)
+        throw zg::error(std::string(sum_operation) + ": " + asked +
+                        ", but MPI was started without thread support; start it with "
+                        "MPI_Init_thread(..., MPI_THREAD_FUNNELED, ...) or pass threads = 1");
+    int main_thread = 1;
+    if (provided == MPI_THREAD_FUNNELED)
+        throw_if_failed(MPI_Is_thread_main(&main_thread), sum_operation, "MPI_Is_thread_main");
+    if (!main_thread)
+        throw zg::error(std::string(sum_operation) + ": " + asked +
+                        ", called from a thread other than MPI's main thread (the one that "
+                        "called MPI_Init_thread) under MPI_THREAD_FUNNELED; call it from that "
+                        "thread or start MPI at MPI_THREAD_SERIALIZED or above");
+}
+
+// Throws, on every rank, the error for parameters that differ in size (`low` and `high`: the
+// smallest and largest count) or else in value (the smallest and largest hash), naming the lowest
+// rank holding each: one more small agreement, which every rank makes, as every rank saw the
+// same extremes.
+[[noreturn]] inline void fail_on_mismatch(MPI_Comm comm, int rank, bool sizes, std::int64_t mine,
+                                          std::int64_t low, std::int64_t high) {
+    std::array<int, 2> holders = {mine == low ? rank : INT_MAX, mine == high ? rank : INT_MAX};
+    throw_if_failed(MPI_Allreduce(MPI_IN_PLACE, holders.data(), 2, MPI_INT, MPI_MIN, comm),
+                    sum_operation, "MPI_Allreduce");
+    const bool low_first = holders[0] < holders[1];
+    const std::string first = "rank " + std::to_string(low_first ? holders[0] : holders[1]);
+    const std::string second = "rank " + std::to_string(low_first ? holders[1] : holders[0]);
+    if (sizes)
+        throw shape_error(std::string(sum_operation) + ": the ranks' parameters differ in size: " +
+                          std::to_string(low_first ? low : high) + " on " + first + ", " +
+                          std::to_string(low_first ? high : low) + " on " + second +
+                          "; every rank passes the same parameters");
+    throw zg::error(std::string(sum_operation) +
+                    ": the ranks' parameters differ in value: " + first + "'s and " + second +
+                    "'s are not the same bits; every rank passes the same parameters "
+                    "(zg::mpi::broadcast gives every rank one rank's)");
 }
 
 } // namespace detail
@@ -98,13 +134,18 @@ inline void add_across(MPI_Comm comm, std::span<std::int64_t> numbers) {
 /// {value, std::tuple{gradient}}, as zg::parallel::value_and_grad_sum's: each shard's value and
 /// gradient are added exactly and rounded once, so the bits do not depend on how many ranks there
 /// are or which holds which shard. `threads` workers inside each rank (0: one per hardware
-/// thread); they make no MPI calls, but MPI must have been started with MPI_Init_thread at
-/// MPI_THREAD_FUNNELED or above for more than one.
+/// thread); they make no MPI calls, but any value other than 1 needs MPI started with
+/// MPI_Init_thread at MPI_THREAD_FUNNELED or above, and under FUNNELED a call from MPI's main
+/// thread: a rank where this does not hold throws zg::error without running f (the others,
+/// remote_error).
 ///
 /// One reduction of the exact sums over the range of magnitudes they span (48 to 64 bytes per
 /// gradient component for terms within a factor of 2^60 of each other), after one small agreement
 /// that also carries errors: when f throws on any rank, every rank throws (see remote_error) and
-/// no rank is left waiting. Ranks whose parameters differ in size or in value all throw too.
+/// no rank is left waiting. Ranks whose parameters differ in size or in value (their bits: -0.0
+/// differs from 0.0) all throw too, after f ran on each rank's own; an error of f comes first.
+/// An intercommunicator throws zg::error on every rank; an error MPI returns, zg::mpi::mpi_error
+/// on the ranks where it returns it.
 template <class F, class Shard>
 value_and_grad_result<std::tuple<std::vector<double>>>
 value_and_grad_sum(MPI_Comm comm, F&& f, std::span<const double> params,
@@ -113,20 +154,14 @@ value_and_grad_sum(MPI_Comm comm, F&& f, std::span<const double> params,
                   "zg::mpi::value_and_grad_sum: f is called as f(std::span<const zg::var> "
                   "params, const Shard& shard) for each local shard; give it those parameters "
                   "(or write it as a generic lambda: [](auto params, const auto& shard) {...})");
+    detail::require_intracommunicator(comm, detail::sum_operation);
     int rank = 0;
-    MPI_Comm_rank(comm, &rank);
+    detail::throw_if_failed(MPI_Comm_rank(comm, &rank), detail::sum_operation, "MPI_Comm_rank");
     std::exception_ptr error;
     parallel::detail::partial_sums local;
     try {
-        if (threads != 1) {
-            int provided = MPI_THREAD_SINGLE;
-            MPI_Query_thread(&provided);
-            if (provided < MPI_THREAD_FUNNELED)
-                throw zg::error("zg::mpi::value_and_grad_sum: " + std::to_string(threads) +
-                                " threads asked for, but MPI was started without thread "
-                                "support; start it with MPI_Init_thread(..., "
-                                "MPI_THREAD_FUNNELED, ...) or pass threads = 1");
-        }
+        // Its error, like f's, reaches every rank through the agreement below.
+        if (threads != 1) detail::require_thread_support(threads);
         local = parallel::detail::sum_shards(f, params, local_shards, threads);
         error = local.error;
     } catch (...) {
@@ -153,18 +188,15 @@ value_and_grad_sum(MPI_Comm comm, F&& f, std::span<const double> params,
                                           specials ? -1 : 0,
                                           hash,
                                           -hash};
-    MPI_Allreduce(MPI_IN_PLACE, agreed.data(), static_cast<int>(agreed.size()), MPI_INT64_T,
-                  MPI_MIN, comm);
+    detail::throw_if_failed(MPI_Allreduce(MPI_IN_PLACE, agreed.data(),
+                                          static_cast<int>(agreed.size()), MPI_INT64_T, MPI_MIN,
+                                          comm),
+                            detail::sum_operation, "MPI_Allreduce");
     if (agreed[0] != none) detail::fail_together(comm, rank, static_cast<int>(agreed[0]), error);
     if (agreed[3] != -agreed[4])
-        throw shape_error("zg::mpi::value_and_grad_sum: the ranks' parameters differ in size, "
-                          "from " + std::to_string(agreed[3]) + " to " +
-                          std::to_string(-agreed[4]) + " (this rank's: " +
-                          std::to_string(count) + "); every rank passes the same parameters");
+        detail::fail_on_mismatch(comm, rank, true, count, agreed[3], -agreed[4]);
     if (agreed[6] != -agreed[7])
-        throw zg::error("zg::mpi::value_and_grad_sum: the ranks' parameters differ in value; "
-                        "every rank passes the same parameters (zg::mpi::broadcast gives every "
-                        "rank one rank's)");
+        detail::fail_on_mismatch(comm, rank, false, hash, agreed[6], -agreed[7]);
 
     // One sum of every rank's limbs, each over the union of the windows, then of the special
     // counts if any rank has some.
