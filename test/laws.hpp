@@ -24,6 +24,15 @@
 #include <type_traits>
 #include <vector>
 
+namespace builtin {
+/// The library's softplus, found by argument-dependent lookup for each mode's scalar: inside
+/// namespace laws, softplus names the user's rule of user_rules.hpp.
+template <class X>
+auto softplus_of(const X& x) {
+    return softplus(x);
+}
+} // namespace builtin
+
 namespace laws {
 
 /// |a - b| within `tolerance` relative to the larger magnitude (absolute below 1).
@@ -130,6 +139,10 @@ inline const auto unary_laws = std::tuple{
     unary<zg::sigmoid_op>("sigmoid", [](auto x) { return sigmoid(x); },
         [](double x) { return std::exp(-x) / ((1 + std::exp(-x)) * (1 + std::exp(-x))); },
         [](double x) { return std::abs(x) < 700; }),
+    unary<zg::softplus_op>("softplus", [](auto x) { return builtin::softplus_of(x); },
+        [](double x) { return 1 / (1 + std::exp(-x)); }, anywhere),
+    unary<zg::log_sigmoid_op>("log_sigmoid", [](auto x) { return log_sigmoid(x); },
+        [](double x) { return 1 / (1 + std::exp(x)); }, anywhere),
     unary<zg::relu_op>("relu", [](auto x) { return relu(x); },
         [](double x) { return x > 0 ? 1.0 : 0.0; }, anywhere),
     unary<zg::abs_op>("abs", [](auto x) { return abs(x); },

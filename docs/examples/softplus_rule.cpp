@@ -1,6 +1,7 @@
 // A rule of your own: softplus(z) = log(1 + e^z), written once with its derivative and used as
 // the loss of a logistic regression in expression mode, tape mode and on tensors. Each mode
-// gives the same gradient; so do the library's operations doing the same math.
+// gives the same gradient; so do the library's operations doing the same math. (zerograd has a
+// softplus of its own, stable at any magnitude; this one shows how a rule is written.)
 #include <zerograd/zerograd.hpp>
 
 #include <cmath>

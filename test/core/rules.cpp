@@ -95,6 +95,45 @@ TEST_CASE("rules at their edges") {
         CHECK(op.dx(-800.0, op.value(-800.0)) == 0.0);
         CHECK(std::isfinite(op.value(-710.0)));
     }
+    SUBCASE("softplus and log_sigmoid are PyTorch's, finite at +-800") {
+        // x, value, derivative from torch.nn.functional.softplus and logsigmoid in float64.
+        // (PyTorch's softplus is x itself above 20; the exact value differs by e^-x there.)
+        const double softplus[][3] = {
+            {-800.0, 0.0, 0.0},
+            {-50.0, 1.9287498479639178e-22, 1.9287498479639178e-22},
+            {-3.7, 0.024422845933779157, 0.0241270214176692},
+            {-0.3, 0.5543552444685271, 0.425557483188341},
+            {0.0, 0.6931471805599453, 0.5},
+            {0.001, 0.6936473055599401, 0.5002499999791666},
+            {2.5, 2.5788897342925496, 0.9241418199787564},
+            {20.0, 20.000000002061153, 0.9999999979388464},
+            {37.0, 37.0, 1.0},
+            {800.0, 800.0, 1.0},
+        };
+        const double log_sigmoid[][3] = {
+            {-800.0, -800.0, 1.0},
+            {-50.0, -50.0, 1.0},
+            {-3.7, -3.724422845933779, 0.9758729785823308},
+            {-0.3, -0.8543552444685272, 0.5744425168116589},
+            {0.0, -0.6931471805599453, 0.5},
+            {0.001, -0.6926473055599401, 0.49975000002083336},
+            {2.5, -0.07888973429254963, 0.07585818002124356},
+            {20.0, -2.061153620314381e-09, 2.0611536181902033e-09},
+            {37.0, -8.533047625744066e-17, 8.533047625744066e-17},
+            {800.0, 0.0, 0.0},
+        };
+        const auto agree = [](const auto& op, const double (&table)[10][3]) {
+            for (const auto& [x, value, derivative] : table) {
+                CAPTURE(op.name);
+                CAPTURE(x);
+                const double y = op.value(x);
+                CHECK(std::abs(y - value) <= 1e-15 * std::abs(value));
+                CHECK(std::abs(op.dx(x, y) - derivative) <= 1e-15 * std::abs(derivative));
+            }
+        };
+        agree(zg::softplus_op{}, softplus);
+        agree(zg::log_sigmoid_op{}, log_sigmoid);
+    }
     SUBCASE("asin near 1 keeps its accuracy") {
         const double x = 1 - 1e-12;
         CHECK(laws::close(zg::asin_op{}.dx(x, 0.0), 1 / std::sqrt((1 - x) * (1 + x)), 1e-15));

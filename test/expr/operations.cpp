@@ -70,3 +70,27 @@ TEST_CASE("qualified calls zg::sin(x), zg::pow(x, n) work in every mode") {
     y.backward();
     CHECK(laws::close(v.grad(), expected, 1e-15));
 }
+
+TEST_CASE("a logistic loss by softplus and log_sigmoid stays finite at margins of +-800") {
+    // softplus(-m) = -log_sigmoid(m): the loss of margin m = y w x; log1p(exp(-m)) is inf at
+    // m = -800 and its gradient 0 there, where the loss is 800 and its gradient by w is -y x.
+    const double x = 2.0, y = -1.0;
+    const auto by_softplus = [&](auto w) { return softplus(-y * w * x); };
+    const auto by_log_sigmoid = [&](auto w) { return -log_sigmoid(y * w * x); };
+    for (const double w : {-400.0, 400.0, 0.25}) {
+        const double margin = y * w * x;
+        const double loss = margin < -30 ? -margin : std::log1p(std::exp(-margin));
+        const double slope = -y * x / (1 + std::exp(margin)); // d loss / dw
+        INFO("w = ", w);
+        const auto agrees = [&](const auto& result) {
+            CHECK(laws::close(result.value, loss, 1e-15));
+            CHECK(laws::close(result.grad[0], slope, 1e-15));
+        };
+        agrees(zg::value_and_grad(by_softplus, w));
+        agrees(zg::value_and_grad(by_log_sigmoid, w));
+        agrees(zg::tape::value_and_grad(by_softplus, w));
+        agrees(zg::tape::value_and_grad(by_log_sigmoid, w));
+        agrees(zg::fwd::value_and_grad(by_softplus, w));
+        agrees(zg::fwd::value_and_grad(by_log_sigmoid, w));
+    }
+}

@@ -20,7 +20,7 @@
 #define ZG_UNARY_FUNCTIONS(X)                                                                      \
     X(square)                                                                                      \
     X(sqrt) X(cbrt) X(exp) X(expm1) X(log) X(log1p) X(sin) X(cos) X(tan) X(asin) X(acos) X(atan)   \
-        X(sinh) X(cosh) X(tanh) X(sigmoid) X(relu) X(abs) X(erf)
+        X(sinh) X(cosh) X(tanh) X(sigmoid) X(softplus) X(log_sigmoid) X(relu) X(abs) X(erf)
 /// Binary: `name(x, y)`, either side may be a plain number.
 #define ZG_BINARY_FUNCTIONS(X) X(pow) X(atan2) X(hypot) X(min) X(max)
 /// Binary operators: `x OP y`, either side may be a plain number; the rule is `name_op`.
@@ -574,6 +574,38 @@ struct sigmoid_op {
     template <class T>
     T dx(const T&, const T& y) const {
         return y * (T(1) - y);
+    }
+};
+
+// softplus(x) = log(1 + e^x) = max(x, 0) + log1p(e^-|x|): e^-|x| never overflows, and for large
+// |x| the value is x (or e^x) to the last bit, where log1p(exp(x)) is inf at x = 710.
+struct softplus_op {
+    static constexpr op_id id = op_id::softplus;
+    static constexpr std::string_view name = "softplus";
+    template <class T>
+    T value(const T& x) const {
+        using std::exp, std::log1p;
+        if (x >= T(0)) return x + log1p(exp(-x));
+        return log1p(exp(x));
+    }
+    template <class T>
+    T dx(const T& x, const T&) const {
+        return sigmoid_op{}.value(x);
+    }
+};
+
+// log(sigmoid(x)) = -softplus(-x): finite (x itself) far below zero, where log(sigmoid(x)) is
+// log(0) = -inf from x = -746 on.
+struct log_sigmoid_op {
+    static constexpr op_id id = op_id::log_sigmoid;
+    static constexpr std::string_view name = "log_sigmoid";
+    template <class T>
+    T value(const T& x) const {
+        return -softplus_op{}.value(-x);
+    }
+    template <class T>
+    T dx(const T& x, const T&) const {
+        return sigmoid_op{}.value(-x);
     }
 };
 

@@ -14,8 +14,8 @@ namespace zg::tape::detail {
 
 /// A tape node stores what it computes in one byte: an op_id below 0x80 for a node of one
 /// operation; for a statement, a formula of several, 0x80 + k for the program's k-th kind of
-/// statement (its text and outermost operation kept here), or, beyond the first 96 kinds,
-/// 0xe0 + its outermost operation (an op_id below 32: no reduction ends a formula; a user's
+/// statement (its text and outermost operation kept here), or, beyond the first 88 kinds,
+/// 0xd8 + its outermost operation (an op_id below 40: no reduction ends a formula; a user's
 /// operation, op_id::function, takes the place of op_id::leaf, which ends none either).
 struct statement_kind {
     std::string formula; // operands x0, x1, ... in the order read, constants c, exponents n
@@ -23,7 +23,7 @@ struct statement_kind {
 };
 
 inline constexpr std::uint8_t first_statement = 0x80;
-inline constexpr std::uint8_t first_unnamed_statement = 0xe0;
+inline constexpr std::uint8_t first_unnamed_statement = 0xd8;
 inline constexpr std::size_t named_statements = first_unnamed_statement - first_statement;
 
 struct statement_registry {
@@ -41,7 +41,7 @@ inline statement_registry& statement_kinds() {
 /// one is recorded).
 inline std::uint8_t register_statement(std::string formula, op_id root) {
     static_assert(std::uint8_t(op_id::sum) <= 0xff - first_unnamed_statement + 1,
-                  "every operation a formula can end in fits below 0x20");
+                  "every operation a formula can end in fits below 0x28");
     auto& registry = statement_kinds();
     const std::lock_guard lock(registry.registering);
     const std::size_t k = registry.count.load(std::memory_order_relaxed);
@@ -54,7 +54,7 @@ inline std::uint8_t register_statement(std::string formula, op_id root) {
     return std::uint8_t(first_statement + k);
 }
 
-/// The kind of op byte `op`, a statement's (0x80 to 0xdf), if registered.
+/// The kind of op byte `op`, a statement's (0x80 to 0xd7), if registered.
 inline const statement_kind* kind_of(std::uint8_t op) {
     const auto& registry = statement_kinds();
     const std::size_t k = std::size_t(op - first_statement);
