@@ -401,12 +401,13 @@ struct leaves_of_node<element_expr<I, T, F>> {
 
 // ---- Calling the user's function ---------------------------------------------------------------
 
-/// Calls the user's function on expressions. When its body does not compile, compilers name this
-/// function in their trace, so its name gives the remedy for the usual cause: an `if` on values
-/// whose returns are different computations, and so of different types.
+/// Calls the user's function on expressions. Compilers name it in the trace of an error in the
+/// function's body, and the error of returns of two types (two computations picked by an `if`
+/// on values) has no other place for its remedy; the static_asserts of other misuse give their
+/// own.
 template <class F, class... Args>
 ZG_INLINE constexpr decltype(auto)
-f_returns_one_type_so_branch_with_zg_select_or_use_tape_mode(F& f, Args&&... args) {
+f_returns_one_type_so_pick_with_zg_select_or_use_tape_mode(F& f, Args&&... args) {
     return f(std::forward<Args>(args)...);
 }
 
@@ -450,6 +451,18 @@ struct expression {
     constexpr auto operator[](std::size_t i) const requires vector_node<Tree> {
         return detail::element_at(*this, i);
     }
+    /// An expression is not a double. The conversion is declared, never compiled, so that code
+    /// that treats it as one, `std::exp(x)` or `double d = x * y;`, stops at this message rather
+    /// than at a list of <cmath>'s overloads.
+    operator double() const {
+        static_assert(!sizeof(Tree),
+                      "zg::grad: an expression is used as a double here. Call functions unqualified, "
+                      "exp(x) rather than std::exp(x): argument-dependent lookup finds zerograd's, "
+                      "and std:: functions take doubles. Declare intermediates auto, auto t = x * "
+                      "y, not double. x.value() is the number, with no derivative");
+        return 0.0;
+    }
+
     /// Assigning another computation (`acc = acc + x` in a loop) would change the type.
     template <class R>
     requires(!std::is_same_v<std::remove_cvref_t<R>, expression>) constexpr expression&
@@ -458,7 +471,7 @@ struct expression {
                       "zg::grad: an expression cannot be assigned another computation (its type "
                       "is its computation, which a loop cannot grow); sum over an index range "
                       "with zg::sum(std::views::iota(0, n), [&](int i) { ... }), pick with "
-                      "zg::select, or use tape mode (zg::var) for loops and branches on values");
+                      "zg::select, or use tape mode (zg::var) for loops on values");
         return *this;
     }
 };

@@ -50,7 +50,7 @@ private:
 template <class T, class F, std::size_t... I>
 ZG_INLINE constexpr auto call_on_leaves(F& f, const std::array<T, sizeof...(I)>& values,
                                         frame<T>* owner, std::index_sequence<I...>) {
-    return f_returns_one_type_so_branch_with_zg_select_or_use_tape_mode(
+    return f_returns_one_type_so_pick_with_zg_select_or_use_tape_mode(
         f, expression<leaf_expr<I, T, std::remove_cvref_t<F>>>{{values[I]}, owner}...);
 }
 
@@ -66,6 +66,46 @@ concept vector_result = Expression<R> && vector_node<tree_of<R>>;
 /// What f may return: one scalar expression (not a vector) or a number.
 template <class R>
 concept scalar_result = std::is_arithmetic_v<R> ||(Expression<R> && !vector_result<R>);
+
+/// Arguments of the other modes, told apart by their members (expression mode includes neither
+/// mode), so that the message names the function that takes them.
+template <class A>
+concept tape_variable = requires(const A& a) {
+    a.data();
+    a.grad();
+    a.backward();
+};
+template <class A>
+concept dual_number = requires(const A& a) {
+    a.value;
+    a.deriv;
+};
+template <class A, template <class> class Kind>
+concept is_or_holds = Kind<A>::value || (std::ranges::range<A> &&
+                                         Kind<std::ranges::range_value_t<A>>::value);
+template <class A>
+struct is_tape_variable : std::bool_constant<tape_variable<A>> {};
+template <class A>
+struct is_dual_number : std::bool_constant<dual_number<A>> {};
+
+// zg::grad's and zg::value_and_grad's checks of their arguments, each message naming its call.
+#define ZG_EXPR_CHECK_ARGUMENTS(name)                                                              \
+    static_assert(sizeof...(Args) > 0, "zg::" #name ": give f at least one argument");             \
+    static_assert(!(detail::is_or_holds<Args, detail::is_tape_variable> || ...),                   \
+                  "zg::" #name ": an argument is a zg::var (or holds them), tape mode's "          \
+                  "variable. zg::" #name " takes numbers, or a std::array, std::vector or "        \
+                  "std::span of doubles, and makes its own leaves: pass the values, x.data(), or " \
+                  "differentiate in tape mode, zg::tape::" #name "(f, values...), or call "        \
+                  "y.backward() on a zg::var result");                                             \
+    static_assert(!(detail::is_or_holds<Args, detail::is_dual_number> || ...),                     \
+                  "zg::" #name ": an argument is a zg::dual (or holds them), forward mode's "      \
+                  "number. Pass the values, x.value, or differentiate in forward mode: zg::fwd::"  \
+                  #name "(f, values...) or zg::derivative(f, x)");                                  \
+    static_assert((zg::detail::gradient_argument<Args> && ...) ||                                  \
+                      (detail::is_or_holds<Args, detail::is_tape_variable> || ...) ||              \
+                      (detail::is_or_holds<Args, detail::is_dual_number> || ...),                  \
+                  "zg::" #name ": every argument must be a number, or a std::array, std::vector "  \
+                  "or std::span of doubles")
 
 /// The message for a result R of f that holds another call's leaves alone (see call_id).
 template <class F, class R>
@@ -324,7 +364,7 @@ auto sweep_mixed(F& f, const Args&... args) {
     frame<double> call(arguments, stack, id_of<F>);
     const frame_scope<double> scope(call);
     const auto y = [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return f_returns_one_type_so_branch_with_zg_select_or_use_tape_mode(
+        return f_returns_one_type_so_pick_with_zg_select_or_use_tape_mode(
             f, leaf_for<F, I>(args, &call)...);
     }
     (std::index_sequence_for<Args...>{});
@@ -372,10 +412,7 @@ auto sweep_mixed(F& f, const Args&... args) {
 ///     // v == 6 + sin(2), g == {3 + cos(2), 2}
 template <class F, class... Args>
 ZG_INLINE constexpr auto value_and_grad(F&& f, const Args&... args) {
-    static_assert(sizeof...(Args) > 0, "zg::value_and_grad: give f at least one argument");
-    static_assert((zg::detail::gradient_argument<Args> && ...),
-                  "zg::value_and_grad: every argument must be a number, or a std::array, "
-                  "std::vector or std::span of doubles");
+    ZG_EXPR_CHECK_ARGUMENTS(value_and_grad);
     if constexpr (!zg::detail::gradient_arguments<Args...>) {
         return;
     } else if constexpr (zg::detail::scalar_arguments<Args...>) {
@@ -394,10 +431,7 @@ ZG_INLINE constexpr auto value_and_grad(F&& f, const Args&... args) {
 ///     // g == {3, 2}
 template <class F, class... Args>
 ZG_INLINE constexpr auto grad(F&& f, const Args&... args) {
-    static_assert(sizeof...(Args) > 0, "zg::grad: give f at least one argument");
-    static_assert((zg::detail::gradient_argument<Args> && ...),
-                  "zg::grad: every argument must be a number, or a std::array, std::vector or "
-                  "std::span of doubles");
+    ZG_EXPR_CHECK_ARGUMENTS(grad);
     if constexpr (!zg::detail::gradient_arguments<Args...>)
         return;
     else if constexpr (zg::detail::scalar_arguments<Args...>)
@@ -457,6 +491,8 @@ void sweep(const built_expression<E, F, N>& e, std::array<double, N>& gradient) 
 }
 
 } // namespace zg::expr
+
+#undef ZG_EXPR_CHECK_ARGUMENTS
 
 namespace zg {
 using expr::grad;

@@ -314,7 +314,7 @@ inline constexpr bool always_false = false;
     "zg::grad: an expression cannot be accumulated with " #symbol " (its type is its "             \
     "computation, which a loop cannot grow); sum over an index range with "                        \
     "zg::sum(std::views::iota(0, n), [&](int i) { ... }), or use tape mode (zg::var) for loops "   \
-    "and branches on values"
+    "on values"
 #define ZG_EXPR_NO_ACCUMULATION(symbol)                                                            \
     template <Expression L, class R>                                                               \
     constexpr L& operator symbol(L& l, const R&) {                                                 \

@@ -1,0 +1,13 @@
+// A zg::var given to zg::grad, which makes its own leaves from numbers.
+#include <zerograd/expr.hpp>
+#include <zerograd/tape.hpp>
+
+int main() {
+    const auto f = [](auto x) { return x * x; };
+    zg::var x = 2.0;
+#ifdef ZG_ERROR
+    (void)zg::grad(f, x);
+#else
+    (void)zg::grad(f, x.data());
+#endif
+}
