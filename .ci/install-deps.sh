@@ -11,6 +11,7 @@ for package in "${zg_packages[@]}"; do
 done
 if ((${#zg_missing[@]})); then
   echo "installing: ${zg_missing[*]}"
+  echo "(Debian packages, libtorch the largest: a few minutes, up to 2.5 GB on disk)"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${zg_missing[@]}" >/dev/null

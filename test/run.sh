@@ -8,6 +8,11 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 source .ci/install-deps.sh
 
+echo "The tests: five builds (g++ 12, clang++ 16, g++ under AddressSanitizer and"
+echo "UndefinedBehaviorSanitizer, clang++ 14 on the portable tests, ThreadSanitizer on the threaded"
+echo "ones), each compiled and then tested. About 50 minutes on a 2-core machine, 5 GB under build/."
+echo "Each build's compiler output goes to build/NAME/build.log, its tests' to"
+echo "build/NAME/meson-logs/testlog.txt; progress shows here as it goes."
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ZG_REQUIRE_TORCH=1 # python3-torch is installed above: the PyTorch parity test must run
 export ZG_REQUIRE_MATPLOTLIB=1 # and python3-matplotlib: the docs' pictures must be drawn
@@ -28,13 +33,17 @@ build() {
   else
     CXX=$compiler meson setup "$dir" "$@" >/dev/null || { ((failed += 1)); return; }
   fi
-  if ! ninja -C "$dir" "${targets[@]}" >"$dir/build.log" 2>&1; then
+  echo "  compiling (log: $dir/build.log)"
+  if ! NINJA_STATUS='[%f/%t] ' ninja -C "$dir" "${targets[@]}" 2>&1 |
+    python3 test/progress.py "$dir/build.log"; then
     tail -n 60 "$dir/build.log"
     echo "$dir: the build failed"
     ((failed += 1))
     return
   fi
-  meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 2 "${suite[@]}" | tail -n 12
+  echo "  testing (log: $dir/meson-logs/testlog.txt)"
+  meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 2 "${suite[@]}" 2>&1 |
+    python3 test/progress.py "$dir/test.log" --tests
   local counts
   counts=$(python3 - "$dir/meson-logs/testlog.json" <<'PY'
 import json, sys
