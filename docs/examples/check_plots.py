@@ -2,10 +2,12 @@
 """The docs' pictures can be drawn again: runs the two-moons and Gaussian-process examples given (their CSV files go to
 a temporary folder), draws every picture with docs/images/plot.py, also from the committed
 forward_vs_reverse.csv and suite.csv and from tensor_broadcast.cpp's expected output, and checks
-that each has its title, axis labels and legend.
+that each has its title, axis labels and legend, and that the suite's charts fit a screen (no taller
+than three quarters of their width).
 Exits 77 (skipped, for meson) where matplotlib is missing, unless ZG_REQUIRE_MATPLOTLIB is set
 (test/run.sh installs python3-matplotlib)."""
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -28,7 +30,11 @@ expected = {
     "nn_moons_tensor_boundary.svg": ["class 1", "decision boundary"],
     "nn_moons_tensor_loss.svg": ["cross-entropy (log scale)"],
     "forward_vs_reverse.svg": ["n (inputs)", "time of the gradient / time of f", "crossover"],
-    "suite.svg": ["hand-written gradient (log scale", "expr", "tape", "sum (n = 4,096)"],
+    "suite_elementary.svg": ["hand-written gradient (log scale", "expr", "tape", "sum (n = 4,096)",
+                             "forward: not run above n = 256", "matrix_product (k = 16)"],
+    "suite_elementary_peers.svg": ["adolc", "sacado", "libtorch", "no peer's version of"],
+    "suite_models.svg": ["gmm_d2_K5 (n = 1,000)", "expr_exp_sum", "not run at this size"],
+    "suite_models_peers.svg": ["ba (n = 10,000)", "adolc", "sacado"],
     "tensor_broadcast.svg": ["dz  [2, 2]", "db = dz summed over the rows", "0.0694"],
     "gaussian_process.svg": ["marginal likelihood", "posterior mean ± 2 sd", "data (sin + noise)"],
 }
@@ -40,8 +46,7 @@ with tempfile.TemporaryDirectory() as folder:
     run(sys.executable, plot, "moons", folder, "nn_moons", "hinge loss + L2", folder)
     run(sys.executable, plot, "moons", folder, "nn_moons_tensor", "cross-entropy", folder)
     run(sys.executable, plot, "forward_vs_reverse", images, folder)
-    run(sys.executable, plot, "suite", os.path.join(images, "suite.csv"),
-        os.path.join(folder, "suite.svg"))
+    run(sys.executable, plot, "suite", os.path.join(images, "suite.csv"), folder)
     run(sys.executable, plot, "broadcast", tensor_broadcast_output,
         os.path.join(folder, "tensor_broadcast.svg"))
     if gaussian_process:
@@ -54,7 +59,13 @@ with tempfile.TemporaryDirectory() as folder:
         with open(os.path.join(folder, name), encoding="utf-8") as svg:
             drawn = svg.read()
         missing += [f"{name}: {text!r}" for text in texts if text not in drawn]
+        if name.startswith("suite_"):
+            width, height = (float(v) for v in re.search(
+                r'width="([\d.]+)pt" height="([\d.]+)pt"', drawn).groups())
+            if height > 0.75 * width:
+                missing.append(f"{name}: {width:.0f} x {height:.0f} pt, taller than three "
+                               "quarters of its width")
     if missing:
-        print("not in the pictures:\n  " + "\n  ".join(missing))
+        print("missing or wrong in the pictures:\n  " + "\n  ".join(missing))
         sys.exit(1)
 print(f"drew {len(expected)} pictures")

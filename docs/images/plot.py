@@ -7,7 +7,9 @@ write.
                                           OUT/NAME_loss.svg; LOSS names the loss on the curve
     plot.py forward_vs_reverse FOLDER OUT FOLDER/forward_vs_reverse.csv, from
                                           forward_vs_reverse_cost.cpp, to OUT/forward_vs_reverse.svg
-    plot.py suite CSV SVG                 the ratios bench/report.py writes, as a bar chart
+    plot.py suite CSV OUT                 the ratios bench/report.py writes, as bar charts:
+                                          OUT/NAME_{elementary,elementary_peers,models,
+                                          models_peers}.svg for CSV NAME.csv, those it has data for
     plot.py broadcast OUTPUT SVG          the bias's broadcast and its gradient, from what
                                           tensor_broadcast.cpp prints (its expected output)
     plot.py gaussian_process FOLDER OUT   FOLDER/gaussian_process_{points,posterior}.csv, from
@@ -20,7 +22,7 @@ To redraw the docs' pictures from a build in build/:
     build/docs/examples/example_nn_moons_tensor /tmp/moons
     python3 docs/images/plot.py moons /tmp/moons nn_moons_tensor cross-entropy docs/images
     python3 docs/images/plot.py forward_vs_reverse docs/images docs/images
-    python3 docs/images/plot.py suite docs/images/suite.csv docs/images/suite.svg
+    python3 docs/images/plot.py suite docs/images/suite.csv docs/images
     python3 docs/images/plot.py broadcast docs/examples/expected/tensor_broadcast.txt \
         docs/images/tensor_broadcast.svg
     build/docs/examples/example_gaussian_process /tmp/gp
@@ -30,6 +32,7 @@ Needs python3-matplotlib; runs again under Debian's /usr/bin/python3 if this int
 or venv one) has no matplotlib."""
 import csv
 import os
+import re
 import sys
 
 try:
@@ -42,6 +45,8 @@ except ImportError:
     sys.exit("plot.py needs matplotlib (Debian: python3-matplotlib)")
 
 matplotlib.use("svg")
+import matplotlib.lines  # noqa: E402
+import matplotlib.patches  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402 (after choosing the backend)
 import numpy as np  # noqa: E402
@@ -133,31 +138,137 @@ def forward_vs_reverse(folder, out):
     save(figure, os.path.join(out, "forward_vs_reverse.svg"))
 
 
-def suite(csv_path, svg_path):
+# The suite's charts (plot.py suite): one per kind of case and set of modes, each case a row at
+# the largest n of the run. Every mode keeps its colour in every chart.
+PEERS = ("adolc", "sacado", "libtorch")
+MODE_COLOURS = dict(zip(("expr", "expr_exp_sum", "tape", "forward", "fd", "adolc", "sacado",
+                         "libtorch"), ("#2a5db0", "#7fa7e0", "#d2491d", "#3a9a4a", "#8c8c8c",
+                                      "#8e5bb5", "#a0722a", "#d1407f")))
+SUITE_CHARTS = [  # file suffix, kind of case, modes (None: all but the peers), title
+    ("elementary", "elementary", None, "Elementary cases: zerograd's modes"),
+    ("elementary_peers", "elementary", ("expr", "tape") + PEERS,
+     "Elementary cases: zerograd against ADOL-C, Sacado and libtorch"),
+    ("models", "model", None, "Models: zerograd's modes"),
+    ("models_peers", "model", ("expr", "tape") + PEERS,
+     "Models: expression and tape mode against ADOL-C and Sacado"),
+]
+CHART_WIDTH, MOST_HEIGHT = 12.5, 8.3  # inches, before the margins are cropped
+# Labels over the dashed line at 1 and the grid stay readable.
+PLAIN = {"facecolor": "white", "edgecolor": "none", "pad": 0.3, "alpha": 0.85}
+HEADER, ROW_GAP = 1.4, 0.13  # inches above the first row (title, legend, axis); between rows
+
+
+def ratio_label(r):
+    return f"{r:.0f}" if r >= 100 else f"{r:.1f}" if r >= 10 else f"{r:.2f}"
+
+
+def row_label(case, n):
+    # matrix_product is named by k, the side of its two matrices.
+    return f"{case} ({'k' if case == 'matrix_product' else 'n'} = {int(n):,})"
+
+
+def suite(csv_path, out):
+    """Draws OUT/<CSV's name>_<chart>.svg for each chart of SUITE_CHARTS the CSV has cases for."""
     rows = read(csv_path)
-    cases = list(dict.fromkeys((r["case"], r["n"]) for r in rows))
-    modes = list(dict.fromkeys(r["mode"] for r in rows))
-    ratio = {(r["case"], r["n"], r["mode"]): float(r["ratio"]) for r in rows}
-    colours = plt.get_cmap("tab10").colors
-    height = 0.8 / len(modes)
-    figure, axes = plt.subplots(figsize=(7.2, 1.2 + 0.13 * len(modes) * len(cases)))
-    for m, mode in enumerate(modes):
-        ys, widths = [], []
-        for c, (case, n) in enumerate(cases):
-            if (case, n, mode) in ratio:
-                ys.append(c + (m - (len(modes) - 1) / 2) * height)
-                widths.append(ratio[(case, n, mode)])
-        axes.barh(ys, widths, height=height * 0.9, color=colours[m % len(colours)], label=mode)
-    axes.set_xscale("log")
-    axes.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
-    axes.axvline(1.0, color="#222", linestyle="--", linewidth=1)
-    axes.set_yticks(range(len(cases)), [f"{case} (n = {int(n):,})" for case, n in cases])
-    axes.invert_yaxis()
-    axes.set(xlabel="time / time of the hand-written gradient (log scale; 1: as fast as by hand)",
-             title="Each mode's gradient against the hand-written one")
-    axes.grid(True, axis="x", which="major", color="#ddd", linewidth=0.6)
-    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=len(modes), fontsize=8,
-                frameon=False)
+    name = os.path.splitext(os.path.basename(csv_path))[0]
+    cell = {(r["case"], r["mode"]): r for r in rows}
+    for suffix, kind, wanted, title in SUITE_CHARTS:
+        cases = list(dict.fromkeys((r["case"], r["n"]) for r in rows if r["kind"] == kind))
+        modes = list(dict.fromkeys(r["mode"] for r in rows))
+        modes = [m for m in modes if (m not in PEERS if wanted is None else m in wanted)]
+        if wanted is not None:
+            # A case the suite has no peer's version of gets no row among the peers.
+            left_out = [case for case, _ in cases
+                        if all(cell.get((case, m), {}).get("note", "not in the suite for this case")
+                               == "not in the suite for this case" for m in PEERS)]
+            cases = [(case, n) for case, n in cases if case not in left_out]
+        else:
+            left_out = []
+        measured = [m for m in modes if any(cell.get((c, m), {}).get("ratio") for c, _ in cases)]
+        if not cases or not measured or (wanted is not None and not set(measured) & set(PEERS)):
+            continue
+        suite_chart(cases, measured, cell, title, left_out,
+                    os.path.join(out, f"{name}_{suffix}.svg"))
+
+
+def suite_chart(cases, modes, cell, title, left_out, svg_path):
+    # A chart of many cases is drawn in two panels side by side: the largest family of cases
+    # (the mixtures, gmm_d<d>_K<K>) and the others.
+    families = {}
+    for case, n in cases:
+        families.setdefault(re.sub(r"\d+", "#", case), []).append((case, n))
+    largest = max(families.values(), key=len)
+    panels = [cases]
+    if len(cases) > 14 and 1 < len(largest) < len(cases):
+        panels = [largest, [c for c in cases if c not in largest]]
+    # Each panel has a slot per mode measured in it; a slot is as tall as fits MOST_HEIGHT.
+    slots = [[m for m in modes if any(cell.get((c, m), {}).get("ratio") for c, _ in panel)]
+             for panel in panels]
+    units = max(len(panel) * len(s) for panel, s in zip(panels, slots))
+    most_rows = max(len(panel) for panel in panels)
+    slot = min(0.12, (MOST_HEIGHT - HEADER - most_rows * ROW_GAP) / units)
+    height = HEADER + max(len(panel) * (len(s) * slot + ROW_GAP)
+                          for panel, s in zip(panels, slots)) + 0.3
+    ratios = [float(cell[(c, m)]["ratio"]) for c, _ in cases for m in modes
+              if cell.get((c, m), {}).get("ratio")]
+    low, high = min(ratios + [1.0]) / 2, max(ratios) * 4  # room for the labels past the bars
+    note_size = min(7.0, slot * 72 * 0.95)
+
+    figure = plt.figure(figsize=(CHART_WIDTH, height))
+    # Each panel's row labels to its left (about 0.075 inches a character), 0.3 inches after it.
+    label_widths = [0.075 * max(len(row_label(c, n)) for c, n in panel) + 0.15
+                    for panel in panels]
+    panel_width = (CHART_WIDTH - sum(label_widths) - 0.3 * len(panels)) / len(panels)
+    left = 0.0
+    for panel, panel_slots, label_width in zip(panels, slots, label_widths):
+        row_height = len(panel_slots) * slot + ROW_GAP
+        panel_height = len(panel) * row_height
+        left += label_width
+        axes = figure.add_axes([left / CHART_WIDTH, 1 - (HEADER + panel_height) / height,
+                                panel_width / CHART_WIDTH, panel_height / height])
+        for r, (case, n) in enumerate(panel):
+            for s, mode in enumerate(panel_slots):
+                y = r * row_height + ROW_GAP / 2 + (s + 0.5) * slot
+                value = cell[(case, mode)]["ratio"] if (case, mode) in cell else ""
+                if value:
+                    axes.barh(y, float(value) - low, height=slot * 0.88, left=low,
+                              color=MODE_COLOURS.get(mode, "#444"))
+                    axes.text(float(value) * 1.06, y, ratio_label(float(value)), va="center",
+                              fontsize=note_size, bbox=PLAIN)
+                else:
+                    note = cell[(case, mode)]["note"] if (case, mode) in cell else "not measured"
+                    axes.text(low * 1.08, y, f"{mode}: {note}", va="center", fontsize=note_size,
+                              color="#555", style="italic", bbox=PLAIN)
+        left += panel_width + 0.3
+        axes.set_xscale("log")
+        axes.set_xlim(low, high)
+        axes.set_ylim(panel_height, 0)
+        axes.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
+        axes.tick_params(axis="x", top=True, labeltop=True, bottom=True, labelbottom=True,
+                         labelsize=8)
+        axes.set_yticks([(r + 0.5) * row_height for r in range(len(panel))],
+                        [row_label(case, n) for case, n in panel], fontsize=9)
+        axes.tick_params(axis="y", length=0)
+        axes.axvline(1.0, color="#222", linestyle="--", linewidth=1)
+        axes.grid(True, axis="x", which="major", color="#ddd", linewidth=0.6)
+        axes.set_axisbelow(True)
+        axes.spines["top"].set_visible(True)
+        for r in range(1, len(panel)):
+            axes.axhline(r * row_height, color="#eee", linewidth=0.6)
+    subtitle = "each case at the largest n of the run; the number beside a bar is its ratio"
+    if left_out:
+        subtitle += f"; no peer's version of {', '.join(left_out)}"
+    figure.text(0.5, 1 - 0.18 / height, title, ha="center", va="top", fontsize=12,
+                weight="bold")
+    figure.text(0.5, 1 - 0.45 / height, subtitle, ha="center", va="top", fontsize=9)
+    handles = [matplotlib.patches.Patch(color=MODE_COLOURS.get(m, "#444"), label=m)
+               for m in modes]
+    handles.append(matplotlib.lines.Line2D([], [], color="#222", linestyle="--", linewidth=1,
+                                           label="hand-written (1)"))
+    figure.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 1 - 0.62 / height),
+                  ncol=len(handles), fontsize=9, frameon=False)
+    figure.text(0.5, 1 - 0.98 / height, "time / time of the hand-written gradient (log scale; 1: "
+                "as fast as by hand)", ha="center", va="top", fontsize=9)
     save(figure, svg_path)
 
 
