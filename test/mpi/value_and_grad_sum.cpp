@@ -299,22 +299,26 @@ int main(int argc, char** argv) {
            "a sum after an MPI error");
     MPI_Comm_free(&returning);
 
-    // Under MPI_THREAD_FUNNELED, a call with workers from a thread other than MPI's main thread
-    // throws zg::error there and zg::mpi::remote_error on the other ranks, none left waiting.
+    // Under MPI_THREAD_FUNNELED, a call from a thread other than MPI's main thread, with workers
+    // or without (the calling thread makes the MPI calls), throws zg::error there and
+    // zg::mpi::remote_error on the other ranks, none left waiting.
     if (provided == MPI_THREAD_FUNNELED) {
-        std::string thrown;
-        const auto sum = call(params, 0);
-        if (rank == ranks - 1)
-            std::thread([&] { thrown = thrown_by(sum); }).join();
-        else
-            thrown = thrown_by(sum);
-        const std::string message =
-            "zg::mpi::value_and_grad_sum: threads = 0 (one per hardware thread), called from a "
-            "thread other than MPI's main thread (the one that called MPI_Init_thread) under "
-            "MPI_THREAD_FUNNELED; call it from that thread or start MPI at MPI_THREAD_SERIALIZED "
-            "or above";
-        expect(thrown == failure_seen(ranks - 1, "error", message),
-               "threads = 0 from a thread other than MPI's main thread");
+        for (const unsigned threads : {0u, 1u}) {
+            std::string thrown;
+            const auto sum = call(params, threads);
+            if (rank == ranks - 1)
+                std::thread([&] { thrown = thrown_by(sum); }).join();
+            else
+                thrown = thrown_by(sum);
+            const std::string message =
+                "zg::mpi::value_and_grad_sum: " +
+                std::string(threads == 0 ? "threads = 0 (one per hardware thread)" : "threads = 1") +
+                ", called from a thread other than MPI's main thread (the one that called "
+                "MPI_Init_thread) under MPI_THREAD_FUNNELED; call it from that thread or start MPI "
+                "at MPI_THREAD_SERIALIZED or above";
+            expect(thrown == failure_seen(ranks - 1, "error", message),
+                   "a call from a thread other than MPI's main thread");
+        }
     }
 
     // What the processes computed, which must not change with their number.

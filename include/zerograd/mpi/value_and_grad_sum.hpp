@@ -83,13 +83,14 @@ inline void add_across(MPI_Comm comm, std::span<std::int64_t> numbers) {
 }
 
 // Workers beside the calling thread need MPI_THREAD_FUNNELED or above (they make no MPI calls),
-// and under FUNNELED the calling thread, which makes them, must be MPI's main thread.
+// and under FUNNELED the calling thread, which makes the MPI calls, must be MPI's main thread
+// whatever the number of workers.
 inline void require_thread_support(unsigned threads) {
     const std::string asked = threads == 0 ? "threads = 0 (one per hardware thread)"
                                            : "threads = " + std::to_string(threads);
     int provided = MPI_THREAD_SINGLE;
     throw_if_failed(MPI_Query_thread(&provided), sum_operation, "MPI_Query_thread");
-    if (provided < MPI_THREAD_FUNNELED)
+    if (threads != 1 && provided < MPI_THREAD_FUNNELED)
         throw zg::error(std::string(sum_operation) + ": " + asked +
                         ", but MPI was started without thread support; start it with "
                         "MPI_Init_thread(..., MPI_THREAD_FUNNELED, ...) or pass threads = 1");
@@ -135,9 +136,9 @@ inline void require_thread_support(unsigned threads) {
 /// gradient are added exactly and rounded once, so the bits do not depend on how many ranks there
 /// are or which holds which shard. `threads` workers inside each rank (0: one per hardware
 /// thread); they make no MPI calls, but any value other than 1 needs MPI started with
-/// MPI_Init_thread at MPI_THREAD_FUNNELED or above, and under FUNNELED a call from MPI's main
-/// thread: a rank where this does not hold throws zg::error without running f (the others,
-/// remote_error).
+/// MPI_Init_thread at MPI_THREAD_FUNNELED or above; under FUNNELED, every call must come from
+/// MPI's main thread. A rank where this does not hold throws zg::error without running f (the
+/// others, remote_error).
 ///
 /// One reduction of the exact sums over the range of magnitudes they span (48 to 64 bytes per
 /// gradient component for terms within a factor of 2^60 of each other), after one small agreement
@@ -161,7 +162,7 @@ value_and_grad_sum(MPI_Comm comm, F&& f, std::span<const double> params,
     parallel::detail::partial_sums local;
     try {
         // Its error, like f's, reaches every rank through the agreement below.
-        if (threads != 1) detail::require_thread_support(threads);
+        detail::require_thread_support(threads);
         local = parallel::detail::sum_shards(f, params, local_shards, threads);
         error = local.error;
     } catch (...) {
