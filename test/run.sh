@@ -57,11 +57,13 @@ PY
 }
 
 # The tensors' products through OpenBLAS with g++, through Eigen's own kernels with clang++. The
-# benchmarks are built (and checked against their reference values) by g++, as bench/run.sh does.
+# benchmarks are built by g++, as bench/run.sh does: the suite optimized and checked against its
+# reference values, the others unoptimized, to check that they compile.
 # Debug information is line tables only (-g1): a failure's backtrace still names files and lines,
 # and the compilers do not describe the variables of expression mode's large inlined functions,
 # which took a fifth to a quarter of these builds' compile time.
-build build/gcc g++ -Dwerror=true -Dblas=enabled -Dmpi=enabled -Dcpp_args=-g1
+build build/gcc g++ -Dwerror=true -Dblas=enabled -Dmpi=enabled -Dbench_compile_check=true \
+  -Dcpp_args=-g1
 build build/clang clang++-16 -Dwerror=true -Dmpi=enabled -Dbenchmarks=disabled -Dcpp_args=-g1
 # Unoptimized (Meson's default build type, which a user's project may well use: two templates of
 # one mangled name clash only where nothing is inlined), under AddressSanitizer +
