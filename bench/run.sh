@@ -62,16 +62,10 @@ if [[ ! -d $build ]]; then
     exit 1
   fi
 fi
-# Ninja's status line per step to the terminal; the compiler's output to the log.
-build_steps() {
-  local line
-  while IFS= read -r line; do
-    printf '%s\n' "$line" >>"$build_log"
-    if [[ $line == \[* || $line == "ninja: no work to do." ]]; then printf '%s\n' "$line"; fi
-  done
-}
-: >"$build_log"
-if ! NINJA_STATUS='[%f/%t %es] ' ninja -C "$build" "bench/$bench" 2>&1 | build_steps; then
+# The steps as they go (and a line while a long one runs) to the terminal; the compiler's
+# output to the log.
+if ! NINJA_STATUS='[%f/%t] ' ninja -C "$build" "bench/$bench" 2>&1 |
+  python3 test/progress.py "$build_log"; then
   sed -n '/^FAILED:/,$p' "$build_log"
   echo "the build failed: its output is above and in $build_log" >&2
   exit 1
