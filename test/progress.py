@@ -11,10 +11,10 @@ import sys
 import time
 
 log_path, tests = sys.argv[1], "--tests" in sys.argv[2:]
-EVERY, QUIET = 20.0, 45.0  # seconds between progress lines; silence before a heartbeat
+EVERY, QUIET = 20.0, 40.0  # seconds between progress lines; at most, between any two lines
 # ninja: "[12/345] Compiling C++ object ..."; meson test: " 12/345 project / name  OK  0.12s"
 step = re.compile(r"^\[(\d+)/(\d+)\] (.*)" if not tests else r"^\s*(\d+)/(\d+) (.*\S)\s+(\S+)\s+[\d.]+s\s*$")
-start = last_input = time.monotonic()
+start = time.monotonic()
 last_print = start - EVERY  # the first step shows at once
 latest, failed, summary = None, 0, False
 
@@ -61,11 +61,10 @@ with open(log_path, "w", encoding="utf-8") as log:
     for line in lines():
         now = time.monotonic()
         if line is None:
-            if now - last_print >= QUIET and now - last_input >= QUIET:
-                show(f"still working ({latest or 'starting'})")
+            if now - last_print >= QUIET:
+                show(f"still working (last: {latest or 'starting'})")
             continue
         log.write(line)
-        last_input = now
         if summary:  # meson test's closing summary and the failing tests' output
             print(line, end="", flush=True)
             continue
