@@ -407,7 +407,7 @@ struct leaves_of_node<element_expr<I, T, F>> {
 /// own.
 template <class F, class... Args>
 ZG_INLINE constexpr decltype(auto)
-f_returns_one_type_so_pick_with_zg_select_or_use_tape_mode(F& f, Args&&... args) {
+f_returns_one_type_so_pick_with_zg_select(F& f, Args&&... args) {
     return f(std::forward<Args>(args)...);
 }
 

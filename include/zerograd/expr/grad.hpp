@@ -50,7 +50,7 @@ private:
 template <class T, class F, std::size_t... I>
 ZG_INLINE constexpr auto call_on_leaves(F& f, const std::array<T, sizeof...(I)>& values,
                                         frame<T>* owner, std::index_sequence<I...>) {
-    return f_returns_one_type_so_pick_with_zg_select_or_use_tape_mode(
+    return f_returns_one_type_so_pick_with_zg_select(
         f, expression<leaf_expr<I, T, std::remove_cvref_t<F>>>{{values[I]}, owner}...);
 }
 
@@ -364,7 +364,7 @@ auto sweep_mixed(F& f, const Args&... args) {
     frame<double> call(arguments, stack, id_of<F>);
     const frame_scope<double> scope(call);
     const auto y = [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return f_returns_one_type_so_pick_with_zg_select_or_use_tape_mode(
+        return f_returns_one_type_so_pick_with_zg_select(
             f, leaf_for<F, I>(args, &call)...);
     }
     (std::index_sequence_for<Args...>{});

@@ -66,7 +66,7 @@ auto jacobian(F&& f, const Args&... args) {
     frame<double> call(arguments, stack, id_of<F>);
     const detail::frame_scope<double> scope(call);
     const auto rows = [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return f_returns_one_type_so_pick_with_zg_select_or_use_tape_mode(
+        return f_returns_one_type_so_pick_with_zg_select(
             f, expression<argument_expr<double, std::remove_cvref_t<F>>>{{values[I], I}, &call}...);
     }
     (std::make_index_sequence<N>{});

@@ -55,10 +55,10 @@ namespace detail {
 template <class Fn, class X>
 ZG_INLINE auto call_element(Fn& fn, X&& x, std::size_t k) {
     if constexpr (std::is_invocable_v<Fn&, X, std::size_t>)
-        return f_returns_one_type_so_pick_with_zg_select_or_use_tape_mode(fn, std::forward<X>(x),
+        return f_returns_one_type_so_pick_with_zg_select(fn, std::forward<X>(x),
                                                                             k);
     else
-        return f_returns_one_type_so_pick_with_zg_select_or_use_tape_mode(fn, std::forward<X>(x));
+        return f_returns_one_type_so_pick_with_zg_select(fn, std::forward<X>(x));
 }
 
 /// fn's result as an element tree in a frame of scalar T: a number is a constant.

@@ -126,10 +126,10 @@ inline constexpr leaf_set state_trees_leaves<std::tuple<evaluated_tree<Tree>...>
 template <class Step, class P, class X>
 ZG_INLINE auto call_step(Step& step, const P& previous, X&& x, std::size_t t) {
     if constexpr (std::is_invocable_v<Step&, const P&, X, std::size_t>)
-        return f_returns_one_type_so_pick_with_zg_select_or_use_tape_mode(
+        return f_returns_one_type_so_pick_with_zg_select(
             step, previous, std::forward<X>(x), t);
     else
-        return f_returns_one_type_so_pick_with_zg_select_or_use_tape_mode(step, previous,
+        return f_returns_one_type_so_pick_with_zg_select(step, previous,
                                                                             std::forward<X>(x));
 }
 
