@@ -16,7 +16,7 @@ EVERY, QUIET = 20.0, 40.0  # seconds between progress lines; at most, between an
 step = re.compile(r"^\[(\d+)/(\d+)\] (.*)" if not tests else r"^\s*(\d+)/(\d+) (.*\S)\s+(\S+)\s+[\d.]+s\s*$")
 start = time.monotonic()
 last_print = start - EVERY  # the first step shows at once
-latest, failed, summary = None, 0, False
+latest, latest_shown, failed, summary = None, False, 0, False
 
 
 def elapsed(seconds):
@@ -56,7 +56,7 @@ def lines():
             yield line.decode(errors="replace") + "\n"
 
 
-with open(log_path, "w", encoding="utf-8") as log:
+with open(log_path, "w", encoding="utf-8", buffering=1) as log:  # readable as it grows
     failure_lines = False  # a failing test's own output, which meson prints after its line
     for line in lines():
         now = time.monotonic()
@@ -75,9 +75,10 @@ with open(log_path, "w", encoding="utf-8") as log:
                 failed += 1
                 failure_lines = True
                 show(line.strip())
-            latest = describe(match)
+            latest, latest_shown = describe(match), False
             if now - last_print >= EVERY:
                 show(latest)
+                latest_shown = True
         elif tests and (line.startswith("Summary of Failures") or line.startswith("Ok:")):
             summary = True
             print(line, end="", flush=True)
@@ -86,4 +87,4 @@ with open(log_path, "w", encoding="utf-8") as log:
         elif not tests and line.startswith("FAILED:"):
             show(line.strip())
     if latest and not summary:
-        show(f"{latest}, done")
+        show(latest if not latest_shown else "done")
