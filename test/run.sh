@@ -78,7 +78,7 @@ build build/sanitize g++ -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lu
 # build and pass with it too (the "portable" suite).
 targets=(test/eigen_var test/eigen_dual test/eigen_arguments test/packaging_every_header)
 suite=(--suite portable)
-build build/clang14 clang++-14 -Dwerror=true -Dbenchmarks=disabled -Dcpp_args=-g1
+build build/clang14 clang++-14 -Dbuildtype=debug -Dwerror=true -Dbenchmarks=disabled -Dcpp_args=-g1
 # ThreadSanitizer on the tests that differentiate on eight threads at once (scalar tape, tensors,
 # sums over shards), built alone. OpenBLAS's own threads are not instrumented, so it gets one.
 targets=(test/tape_threads test/tensor_threads test/parallel_threads)
