@@ -10,7 +10,7 @@ source .ci/install-deps.sh
 
 echo "The tests: five builds (g++ 12, clang++ 16, g++ under AddressSanitizer and"
 echo "UndefinedBehaviorSanitizer, clang++ 14 on the portable tests, ThreadSanitizer on the threaded"
-echo "ones), each compiled and then tested. About 50 minutes on a 2-core machine, 5 GB under build/."
+echo "ones), each compiled and then tested. About 35 minutes on a 2-core machine, 3 GB under build/."
 echo "Each build's compiler output goes to build/NAME/build.log, its tests' to"
 echo "build/NAME/meson-logs/testlog.txt; progress shows here as it goes."
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
