@@ -86,19 +86,21 @@ inline void add_across(MPI_Comm comm, std::span<std::int64_t> numbers) {
 // and under FUNNELED the calling thread, which makes the MPI calls, must be MPI's main thread
 // whatever the number of workers.
 inline void require_thread_support(unsigned threads) {
-    const std::string asked = threads == 0 ? "threads = 0 (one per hardware thread)"
-                                           : "threads = " + std::to_string(threads);
+    const auto asked = [threads] {
+        return threads == 0 ? std::string("threads = 0 (one per hardware thread)")
+                            : "threads = " + std::to_string(threads);
+    };
     int provided = MPI_THREAD_SINGLE;
     throw_if_failed(MPI_Query_thread(&provided), sum_operation, "MPI_Query_thread");
     if (threads != 1 && provided < MPI_THREAD_FUNNELED)
-        throw zg::error(std::string(sum_operation) + ": " + asked +
+        throw zg::error(std::string(sum_operation) + ": " + asked() +
                         ", but MPI was started without thread support; start it with "
                         "MPI_Init_thread(..., MPI_THREAD_FUNNELED, ...) or pass threads = 1");
     int main_thread = 1;
     if (provided == MPI_THREAD_FUNNELED)
         throw_if_failed(MPI_Is_thread_main(&main_thread), sum_operation, "MPI_Is_thread_main");
     if (!main_thread)
-        throw zg::error(std::string(sum_operation) + ": " + asked +
+        throw zg::error(std::string(sum_operation) + ": " + asked() +
                         ", called from a thread other than MPI's main thread (the one that "
                         "called MPI_Init_thread) under MPI_THREAD_FUNNELED; call it from that "
                         "thread or start MPI at MPI_THREAD_SERIALIZED or above");
