@@ -6,8 +6,9 @@ int main() {
     const auto f = [](auto x) { return x * x; };
     zg::var x = 2.0;
 #ifdef ZG_ERROR
-    (void)zg::grad(f, x);
+    const auto g = zg::grad(f, x); // one message, nothing about g
 #else
-    (void)zg::grad(f, x.data());
+    const auto g = zg::grad(f, x.data());
 #endif
+    (void)g[0];
 }

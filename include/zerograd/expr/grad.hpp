@@ -414,7 +414,9 @@ template <class F, class... Args>
 ZG_INLINE constexpr auto value_and_grad(F&& f, const Args&... args) {
     ZG_EXPR_CHECK_ARGUMENTS(value_and_grad);
     if constexpr (!zg::detail::gradient_arguments<Args...>) {
-        return;
+        // After the message above, a result the caller's code can use, so that nothing more is
+        // said (auto [v, g] = ...).
+        return value_and_grad_result<std::array<double, sizeof...(Args)>>{};
     } else if constexpr (zg::detail::scalar_arguments<Args...>) {
         const auto [value, gradient] =
             detail::sweep_scalars<detail::scalar_call::value_and_grad>(
@@ -433,7 +435,7 @@ template <class F, class... Args>
 ZG_INLINE constexpr auto grad(F&& f, const Args&... args) {
     ZG_EXPR_CHECK_ARGUMENTS(grad);
     if constexpr (!zg::detail::gradient_arguments<Args...>)
-        return;
+        return std::array<double, sizeof...(Args)>{}; // see value_and_grad
     else if constexpr (zg::detail::scalar_arguments<Args...>)
         return gradient_t<Args...>(detail::sweep_scalars<detail::scalar_call::grad>(
                                        f, zg::detail::scalar_values(args...))
