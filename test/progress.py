@@ -13,7 +13,8 @@ import time
 log_path, tests = sys.argv[1], "--tests" in sys.argv[2:]
 EVERY, QUIET = 20.0, 40.0  # seconds between progress lines; at most, between any two lines
 # ninja: "[12/345] Compiling C++ object ..."; meson test: " 12/345 project / name  OK  0.12s"
-step = re.compile(r"^\[(\d+)/(\d+)\] (.*)" if not tests else r"^\s*(\d+)/(\d+) (.*\S)\s+(\S+)\s+[\d.]+s\s*$")
+step = re.compile(r"^\s*(\d+)/(\d+) (.*\S)\s+(\S+)\s+[\d.]+s\s*$" if tests else
+                  r"^\[(\d+)/(\d+)\] (.*)")
 start = time.monotonic()
 last_print = start - EVERY  # the first step shows at once
 latest, latest_shown, failed, summary = None, False, 0, False

@@ -31,7 +31,7 @@ if message not in first_error:
 if "branch" not in os.path.basename(source) and "branch" in error.stderr.lower():
     print(f"{source}: the ERROR twin's messages speak of branches:\n{error.stderr[-4000:]}")
     sys.exit(1)
-errors = [line for line in error.stderr.splitlines() if "error:" in line]
+errors = [lines[i] for i in errors_at]
 if any("static assertion failed" in line for line in errors) and len(errors) > 1:
     print(f"{source}: the ERROR twin gives {len(errors)} errors, not just the static_assert's:")
     print("\n".join(errors))

@@ -80,30 +80,29 @@ concept dual_number = requires(const A& a) {
     a.value;
     a.deriv;
 };
-template <class A, template <class> class Kind>
-concept is_or_holds = Kind<A>::value || (std::ranges::range<A> &&
-                                         Kind<std::ranges::range_value_t<A>>::value);
 template <class A>
-struct is_tape_variable : std::bool_constant<tape_variable<A>> {};
+concept of_tape_mode = tape_variable<A> || (std::ranges::range<A> &&
+                                            tape_variable<std::ranges::range_value_t<A>>);
 template <class A>
-struct is_dual_number : std::bool_constant<dual_number<A>> {};
+concept of_forward_mode = dual_number<A> || (std::ranges::range<A> &&
+                                             dual_number<std::ranges::range_value_t<A>>);
 
 // zg::grad's and zg::value_and_grad's checks of their arguments, each message naming its call.
 #define ZG_EXPR_CHECK_ARGUMENTS(name)                                                              \
     static_assert(sizeof...(Args) > 0, "zg::" #name ": give f at least one argument");             \
-    static_assert(!(detail::is_or_holds<Args, detail::is_tape_variable> || ...),                   \
+    static_assert(!(detail::of_tape_mode<Args> || ...),                                            \
                   "zg::" #name ": an argument is a zg::var (or holds them), tape mode's "          \
                   "variable. zg::" #name " takes numbers, or a std::array, std::vector or "        \
                   "std::span of doubles, and makes its own leaves: pass the values, x.data(), or " \
                   "differentiate in tape mode, zg::tape::" #name "(f, values...), or call "        \
                   "y.backward() on a zg::var result");                                             \
-    static_assert(!(detail::is_or_holds<Args, detail::is_dual_number> || ...),                     \
+    static_assert(!(detail::of_forward_mode<Args> || ...),                                         \
                   "zg::" #name ": an argument is a zg::dual (or holds them), forward mode's "      \
                   "number. Pass the values, x.value, or differentiate in forward mode: zg::fwd::"  \
-                  #name "(f, values...) or zg::derivative(f, x)");                                  \
+                  #name "(f, values...) or zg::derivative(f, x)");                                 \
     static_assert((zg::detail::gradient_argument<Args> && ...) ||                                  \
-                      (detail::is_or_holds<Args, detail::is_tape_variable> || ...) ||              \
-                      (detail::is_or_holds<Args, detail::is_dual_number> || ...),                  \
+                      (detail::of_tape_mode<Args> || ...) ||                                       \
+                      (detail::of_forward_mode<Args> || ...),                                      \
                   "zg::" #name ": every argument must be a number, or a std::array, std::vector "  \
                   "or std::span of doubles")
 
