@@ -8,7 +8,6 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <ranges>
 #include <vector>
 
 int main() {
@@ -23,7 +22,7 @@ int main() {
     const std::vector<double> data{-1.2, -0.8, 0.9, 1.4};
     const auto mixture = [&](const auto& w, const auto& m) {
         return zg::sum(data, [&](double y) {
-            return zg::log_sum_exp(std::views::iota(0, 2), [&](int k) {
+            return zg::log_sum_exp(zg::range(2), [&](int k) {
                 return w[k] - 0.5 * square(y - m[k]);
             });
         });

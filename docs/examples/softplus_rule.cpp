@@ -43,7 +43,7 @@ int main() {
     // Expression mode: a sum over the points' indices, the parameters as leaves.
     const auto expr = zg::value_and_grad(
         [](auto pa, auto pb, auto pc) {
-            return zg::sum(std::views::iota(0, n), [&](int i) {
+            return zg::sum(zg::range(n), [&](int i) {
                 return softplus(-label[i] * (pa * u[i] + pb * v[i] + pc));
             });
         },

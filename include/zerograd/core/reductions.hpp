@@ -4,6 +4,7 @@
 #pragma once
 
 #include "zerograd/core/error.hpp"
+#include "zerograd/core/range.hpp" // zg::range: the index ranges sums go over
 #include "zerograd/core/scalar.hpp"
 #include "zerograd/core/select.hpp" // zg::select, beside the reductions in every mode
 
@@ -211,7 +212,7 @@ auto log_sum_exp(const R& range) {
 }
 
 /// log sum_k exp(fn(x_k)) for a generic lambda fn of an element (or of the element and its
-/// index k): over the components of a mixture, `zg::log_sum_exp(std::views::iota(0, K), fn)`.
+/// index k): over the components of a mixture, `zg::log_sum_exp(zg::range(K), fn)`.
 template <class R, class Fn>
     requires detail::closed_map<Fn, R>
 auto log_sum_exp(const R& range, Fn fn) {

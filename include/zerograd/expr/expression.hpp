@@ -470,7 +470,7 @@ struct expression {
         static_assert(!sizeof(R),
                       "zg::grad: an expression cannot be assigned another computation (its type "
                       "is its computation, which a loop cannot grow); sum over an index range "
-                      "with zg::sum(std::views::iota(0, n), [&](int i) { ... }), pick with "
+                      "with zg::sum(zg::range(n), [&](int i) { ... }), pick with "
                       "zg::select, or use tape mode (zg::var) for loops on values");
         return *this;
     }

@@ -313,7 +313,7 @@ inline constexpr bool always_false = false;
 #define ZG_EXPR_NO_ACCUMULATION_MESSAGE(symbol)                                                    \
     "zg::grad: an expression cannot be accumulated with " #symbol " (its type is its "             \
     "computation, which a loop cannot grow); sum over an index range with "                        \
-    "zg::sum(std::views::iota(0, n), [&](int i) { ... }), or use tape mode (zg::var) for loops "   \
+    "zg::sum(zg::range(n), [&](int i) { ... }), or use tape mode (zg::var) for loops "            \
     "on values"
 #define ZG_EXPR_NO_ACCUMULATION(symbol)                                                            \
     template <Expression L, class R>                                                               \

@@ -179,11 +179,11 @@ struct elements_of {
         return n;
     }
     /// The range iterated over (an index range for a vector expression).
-    auto range_elements() const {
+    decltype(auto) range_elements() const {
         if constexpr (vector_expression<Range>)
-            return std::views::iota(std::size_t{0}, range.tree.size());
+            return zg::range(range.tree.size());
         else
-            return std::ranges::ref_view(range);
+            return (range);
     }
     /// Calls visit(x, k) for each element x and its index k.
     template <class T, class Visit>
@@ -591,7 +591,7 @@ auto map_reduce_verb(const Range& range, Fn& fn, std::string_view call) {
 } // namespace detail
 
 /// sum_k fn(x_k): map and reduce in one pass. x is a vector expression, a range of doubles (data:
-/// fn is called with a double) or a sized range of integers (`std::views::iota(0, n)`: fn is
+/// fn is called with a double) or a sized range of integers (`zg::range(n)`: fn is
 /// called with the index); fn is a generic lambda of the element (or of the element and its
 /// index k) and may capture the lambda's leaves and locals by reference.
 ///
@@ -605,7 +605,7 @@ auto sum(const Range& range, Fn fn) {
 }
 
 /// log sum_k exp(fn(x_k)), shifted by the largest term so that nothing overflows: the
-/// log-likelihood of a mixture over its K components, `zg::log_sum_exp(std::views::iota(0, K),
+/// log-likelihood of a mixture over its K components, `zg::log_sum_exp(zg::range(K),
 /// [&](int k) { ... })`. x as for zg::sum(range, fn).
 template <class Range, class Fn>
 requires detail::expression_map<Range, Fn>

@@ -589,9 +589,9 @@ constexpr bool row_scan() {
     }
 }
 
-/// A sized range of integers (std::views::iota(0, n)) as the input of a scan.
+/// A sized range of integers (zg::range(n), std::views::iota(0, n)) as the input of a scan.
 template <class R>
-concept index_range = !vector_expression<R> && std::ranges::sized_range<const R&> &&
+concept integer_range = !vector_expression<R> && std::ranges::sized_range<const R&> &&
                       std::is_integral_v<std::remove_cvref_t<std::ranges::range_value_t<R>>>;
 
 /// zg::scan's recurrence as kept step trees (see recurrence): steps over a range's integers, of
@@ -712,9 +712,9 @@ auto scan(R&& data, Step step) {
         std::forward<R>(data), [](const auto& v0) { return v0; }, step);
 }
 
-/// A recurrence over an index range (std::views::iota(0, n)): first(i_0), step(s_{t-1}, i_t).
+/// A recurrence over an index range (zg::range(n)): first(i_0), step(s_{t-1}, i_t).
 template <class R, class First, class Step>
-requires detail::index_range<R>
+requires detail::integer_range<R>
 auto scan(const R& indices, First first, Step step) {
     using T = double;
     if constexpr (!detail::scan_lambdas_fit<T, R, First, Step>()) {
@@ -730,12 +730,12 @@ auto scan(const R& indices, First first, Step step) {
 /// contiguous): one static_assert that says where a scan works. What it returns lets a use of
 /// the states compile, so that the static_assert is the only error.
 template <class R, class... Lambdas>
-requires(!detail::vector_expression<R> && !detail::double_range<R> && !detail::index_range<R> &&
+requires(!detail::vector_expression<R> && !detail::double_range<R> && !detail::integer_range<R> &&
          (sizeof...(Lambdas) == 1 || sizeof...(Lambdas) == 2))
 auto scan(const R&, const Lambdas&...) {
     static_assert(detail::always_false<R>,
                   "zg::scan(range, ...): the range must be a vector expression, a contiguous "
-                  "range of doubles or an index range (std::views::iota). zg::scan is expression "
+                  "range of doubles or an index range (zg::range(n)). zg::scan is expression "
                   "mode's: under zg::tape::grad (a range of zg::var), write the recurrence as a "
                   "loop");
     if constexpr (std::ranges::range<const R&>)
