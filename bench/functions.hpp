@@ -16,7 +16,9 @@ inline double square(double x) { return x * x; }
 template <class T>
 double value_of(const T& x) {
     if constexpr (requires { x.data(); })
-        return x.data();
+        return value_of(x.data());
+    else if constexpr (requires { x.deriv; }) // a dual number
+        return value_of(x.value);
     else
         return x;
 }

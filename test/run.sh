@@ -74,9 +74,13 @@ build build/clang clang++-16 -Dwerror=true -Dmpi=enabled -Dbenchmarks=disabled -
 # reference for them took a third of this build's compile time.
 build build/sanitize g++ -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false \
   -Dwerror=true -Dmpi=enabled -Dbenchmarks=disabled "-Dcpp_args=-g1 -fno-sanitize=null,vptr"
-# Debian 12's default clang++ is version 14: the Eigen interop and every header in one program
-# build and pass with it too (the "portable" suite).
-targets=(test/eigen_var test/eigen_dual test/eigen_arguments test/packaging_every_header)
+# Debian 12's default clang++ is version 14: the Eigen interop, every header in one program,
+# generic code over every scalar and the expression-mode examples build and pass with it too (the
+# "portable" suite).
+targets=(test/eigen_var test/eigen_dual test/eigen_arguments test/packaging_every_header
+  test/tape_generic docs/examples/example_quick_start docs/examples/example_micrograd_expression_mode
+  docs/examples/example_expression_models docs/examples/example_every_mode
+  docs/examples/example_softplus_rule)
 suite=(--suite portable)
 build build/clang14 clang++-14 -Dbuildtype=debug -Dwerror=true -Dbenchmarks=disabled -Dcpp_args=-g1
 # ThreadSanitizer on the tests that differentiate on eight threads at once (scalar tape, tensors,

@@ -11,6 +11,7 @@
 #include "zerograd/tape.hpp"
 
 #include <Eigen/Core>
+#include <Eigen/LU> // determinant(), inverse(), partialPivLu(): the 4x4 determinant below
 
 namespace zg::detail {
 
@@ -20,6 +21,11 @@ template <class T>
 inline constexpr bool is_zerograd_scalar<tape::basic_var<T>> = true;
 template <class T>
 inline constexpr bool is_zerograd_scalar<dual_t<T>> = true;
+
+template <class T>
+inline constexpr bool is_tape_variable = false;
+template <class T>
+inline constexpr bool is_tape_variable<tape::basic_var<T>> = true;
 
 /// A product of Eigen objects one of which holds zerograd scalars.
 template <class Lhs, class Rhs>
@@ -90,6 +96,25 @@ template <class Lhs, class Rhs>
 requires zg::detail::zerograd_product<Lhs, Rhs>
 struct generic_product_impl<Lhs, Rhs, DenseShape, DenseShape, GemvProduct>
     : generic_product_impl<Lhs, Rhs, DenseShape, DenseShape, CoeffBasedProductMode> {
+};
+
+// A fixed 4x4 determinant of variables. Eigen's passes an operation's result, which on variables
+// is a formula rather than a variable, to its generic pmadd(a, b, c), whose one type parameter
+// cannot be deduced from both: here each 2x2 minor of the top two rows is one statement, and the
+// sum of their products with the complementary minors of the bottom two rows another.
+template <class Derived>
+requires zg::detail::is_tape_variable<typename traits<Derived>::Scalar>
+struct determinant_impl<Derived, 4> {
+    using Scalar = typename traits<Derived>::Scalar;
+    static Scalar run(const Derived& m) {
+        // (Not named minor: glibc's <sys/sysmacros.h> defines a macro of that name.)
+        const auto pair_determinant = [&m](Index row, Index j, Index k) -> Scalar {
+            return m(row, j) * m(row + 1, k) - m(row, k) * m(row + 1, j);
+        };
+        const auto& d = pair_determinant;
+        return d(0, 0, 1) * d(2, 2, 3) - d(0, 0, 2) * d(2, 1, 3) + d(0, 0, 3) * d(2, 1, 2) +
+               d(0, 1, 2) * d(2, 0, 3) - d(0, 1, 3) * d(2, 0, 2) + d(0, 2, 3) * d(2, 0, 1);
+    }
 };
 
 } // namespace internal

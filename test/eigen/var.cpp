@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <type_traits>
@@ -157,4 +158,70 @@ TEST_CASE("zerograd's elementwise operators leave Eigen's types to Eigen") {
     CHECK(total.data() == 36.0);
     CHECK(s.grad() == 12.0);
     CHECK(v(2).grad() == 6.0);
+}
+
+TEST_CASE("a fixed 4x4 determinant of zg::var, as a homogeneous transform's") {
+    // Eigen's own 4x4 determinant hands an operation's result, a formula on variables, to a
+    // template of one type parameter; zerograd's eigen.hpp computes it from 2x2 minors instead.
+    Eigen::Matrix4d a;
+    for (int k = 0; k < 16; ++k)
+        a(k % 4, k / 4) = sixteen[static_cast<std::size_t>(k)];
+    zg::tape::scope scope;
+    Eigen::Matrix<zg::var, 4, 4> m;
+    for (int k = 0; k < 16; ++k)
+        m(k % 4, k / 4) = a(k % 4, k / 4);
+    const zg::var d = m.determinant();
+    CHECK(d.data() == doctest::Approx(a.determinant()).epsilon(1e-14));
+    d.backward();
+    // d det A / dA = det A A^-T.
+    const Eigen::Matrix4d expected = a.determinant() * a.inverse().transpose();
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j)
+            CHECK(m(i, j).grad() == doctest::Approx(expected(i, j)).epsilon(1e-13));
+    check_against_differences(
+        [](const std::vector<zg::var>& x) {
+            Eigen::Matrix<zg::var, 4, 4> b;
+            for (int k = 0; k < 16; ++k)
+                b(k % 4, k / 4) = x[static_cast<std::size_t>(k)];
+            return zg::var(b.determinant() + b.inverse()(1, 2));
+        },
+        sixteen);
+}
+
+TEST_CASE("a fixed 4x4 determinant's Hessian on variables of dual numbers") {
+    // zg::tape::hessian records on zg::tape::basic_var<zg::dual>.
+    const auto h = zg::tape::hessian(
+        [](auto x) {
+            using T = std::remove_const_t<typename decltype(x)::value_type>;
+            Eigen::Matrix<T, 4, 4> b;
+            for (int k = 0; k < 16; ++k)
+                b(k % 4, k / 4) = x[static_cast<std::size_t>(k)];
+            return T(b.determinant());
+        },
+        sixteen);
+    // The determinant is linear in each entry: its second derivative by one entry is 0, and by
+    // two entries of one row or column too; by A_ij and A_kl (i != k, j != l) it is the signed
+    // 2x2 complementary minor's determinant, here checked against central differences of the
+    // exact gradient det A A^-T.
+    Eigen::Matrix4d a;
+    for (int k = 0; k < 16; ++k)
+        a(k % 4, k / 4) = sixteen[static_cast<std::size_t>(k)];
+    const auto gradient = [](const Eigen::Matrix4d& x) -> Eigen::Matrix4d {
+        return x.determinant() * x.inverse().transpose();
+    };
+    for (int p = 0; p < 16; ++p) {
+        Eigen::Matrix4d up = a, down = a;
+        up(p % 4, p / 4) += 1e-6;
+        down(p % 4, p / 4) -= 1e-6;
+        const Eigen::Matrix4d column = (gradient(up) - gradient(down)) / 2e-6;
+        for (int q = 0; q < 16; ++q) {
+            INFO("entries ", p, " and ", q);
+            const auto [i, j, k, l] = std::array{p % 4, p / 4, q % 4, q / 4};
+            if (i == k || j == l)
+                CHECK(h[std::size_t(p)][std::size_t(q)] == 0.0);
+            else
+                CHECK(h[std::size_t(p)][std::size_t(q)] ==
+                      doctest::Approx(column(q % 4, q / 4)).epsilon(1e-7));
+        }
+    }
 }

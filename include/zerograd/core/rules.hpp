@@ -25,6 +25,11 @@
 #define ZG_BINARY_FUNCTIONS(X) X(pow) X(atan2) X(hypot) X(min) X(max)
 /// Binary operators: `x OP y`, either side may be a plain number; the rule is `name_op`.
 #define ZG_BINARY_OPERATORS(X) X(add, +) X(sub, -) X(mul, *) X(div, /)
+/// The functions above that <cmath> also has in namespace std. (Not min and max: std's return a
+/// reference to an operand, which generic code may keep, and take any type.)
+#define ZG_STD_FUNCTIONS(X)                                                                        \
+    X(sqrt) X(cbrt) X(exp) X(expm1) X(log) X(log1p) X(sin) X(cos) X(tan) X(asin) X(acos) X(atan)   \
+        X(sinh) X(cosh) X(tanh) X(abs) X(erf) X(pow) X(atan2) X(hypot)
 
 namespace zg {
 

@@ -236,13 +236,25 @@ ZG_INLINE constexpr auto apply_rule(const Rule& rule, const U& l, R&& r) {
     return apply(rule, detail::constant<detail::value_type_of<R>>(l), std::forward<R>(r));
 }
 
-#define ZG_EXPR_UNARY_FUNCTION(fn)                                                                 \
-    template <Expression E>                                                                        \
-    ZG_INLINE constexpr auto fn(E&& e) {                                                           \
-        return apply_rule(fn##_op{}, std::forward<E>(e));                                          \
+// The named functions take their operands by type, a named expression or one made for the call:
+// partial ordering then prefers them to a user's unconstrained function template of the same
+// name (`template <class T> T sigmoid(T x)` in generic code), which a forwarding reference would
+// tie with.
+#define ZG_EXPR_OPERAND_named(Tree) const expression<Tree>&
+#define ZG_EXPR_OPERAND_made(Tree) expression<Tree>&&
+#define ZG_EXPR_FORMS(X, ...) X(named, __VA_ARGS__) X(made, __VA_ARGS__)
+// (a second name for nesting: a macro does not expand inside its own expansion)
+#define ZG_EXPR_RIGHT_FORMS(X, ...) X(named, __VA_ARGS__) X(made, __VA_ARGS__)
+
+#define ZG_EXPR_UNARY_FORM(form, fn)                                                               \
+    template <class Tree>                                                                          \
+    ZG_INLINE constexpr auto fn(ZG_EXPR_OPERAND_##form(Tree) e) {                                  \
+        return apply_rule(fn##_op{}, std::forward<ZG_EXPR_OPERAND_##form(Tree)>(e));               \
     }
+#define ZG_EXPR_UNARY_FUNCTION(fn) ZG_EXPR_FORMS(ZG_EXPR_UNARY_FORM, fn)
 ZG_UNARY_FUNCTIONS(ZG_EXPR_UNARY_FUNCTION)
 #undef ZG_EXPR_UNARY_FUNCTION
+#undef ZG_EXPR_UNARY_FORM
 
 template <Expression E>
 ZG_INLINE constexpr auto operator-(E&& e) {
@@ -254,33 +266,71 @@ constexpr std::remove_cvref_t<E> operator+(E&& e) {
 }
 
 /// x^n for an integer n of any integer type: exact, and usable in constant expressions.
-template <Expression E, std::integral I>
-ZG_INLINE constexpr auto pow(E&& e, I n) {
-    return apply_rule(pown_op::of(n), std::forward<E>(e));
-}
+#define ZG_EXPR_INTEGER_POWER(form, ...)                                                           \
+    template <class Tree, std::integral I>                                                         \
+    ZG_INLINE constexpr auto pow(ZG_EXPR_OPERAND_##form(Tree) e, I n) {                            \
+        return apply_rule(pown_op::of(n), std::forward<ZG_EXPR_OPERAND_##form(Tree)>(e));          \
+    }
+ZG_EXPR_FORMS(ZG_EXPR_INTEGER_POWER, )
+#undef ZG_EXPR_INTEGER_POWER
 
 // Binary operations take two expressions, or an expression and a plain number on either side.
-#define ZG_EXPR_BINARY(name, fn)                                                                   \
+#define ZG_EXPR_BINARY_OPERATOR(fn, symbol)                                                        \
     template <Expression L, Expression R>                                                          \
-    ZG_INLINE constexpr auto name(L&& l, R&& r) {                                                  \
+    ZG_INLINE constexpr auto operator symbol(L&& l, R&& r) {                                       \
         return apply_rule(fn##_op{}, std::forward<L>(l), std::forward<R>(r));                      \
     }                                                                                              \
     template <Expression L, Number U>                                                              \
-    requires(!detail::integer_exponent<fn##_op, U>) ZG_INLINE constexpr auto name(L&& l,           \
-                                                                                  const U& r) {    \
+    ZG_INLINE constexpr auto operator symbol(L&& l, const U& r) {                                  \
         return apply_rule(fn##_op{}, std::forward<L>(l), r);                                       \
     }                                                                                              \
     template <Number U, Expression R>                                                              \
-    ZG_INLINE constexpr auto name(const U& l, R&& r) {                                             \
+    ZG_INLINE constexpr auto operator symbol(const U& l, R&& r) {                                  \
         return apply_rule(fn##_op{}, l, std::forward<R>(r));                                       \
     }
-#define ZG_EXPR_BINARY_OPERATOR(fn, symbol) ZG_EXPR_BINARY(operator symbol, fn)
-#define ZG_EXPR_BINARY_FUNCTION(fn) ZG_EXPR_BINARY(fn, fn)
 ZG_BINARY_OPERATORS(ZG_EXPR_BINARY_OPERATOR)
+#undef ZG_EXPR_BINARY_OPERATOR
+
+#define ZG_EXPR_BINARY_FORMS(right, left, fn)                                                      \
+    template <class L, class R>                                                                    \
+    ZG_INLINE constexpr auto fn(ZG_EXPR_OPERAND_##left(L) l, ZG_EXPR_OPERAND_##right(R) r) {       \
+        return apply_rule(fn##_op{}, std::forward<ZG_EXPR_OPERAND_##left(L)>(l),                   \
+                          std::forward<ZG_EXPR_OPERAND_##right(R)>(r));                            \
+    }
+#define ZG_EXPR_BINARY_WITH_NUMBER(form, fn)                                                       \
+    template <class Tree, Number U>                                                                \
+    requires(!detail::integer_exponent<fn##_op, U>) ZG_INLINE constexpr auto fn(                   \
+        ZG_EXPR_OPERAND_##form(Tree) l, const U& r) {                                              \
+        return apply_rule(fn##_op{}, std::forward<ZG_EXPR_OPERAND_##form(Tree)>(l), r);            \
+    }                                                                                              \
+    template <Number U, class Tree>                                                                \
+    ZG_INLINE constexpr auto fn(const U& l, ZG_EXPR_OPERAND_##form(Tree) r) {                      \
+        return apply_rule(fn##_op{}, l, std::forward<ZG_EXPR_OPERAND_##form(Tree)>(r));            \
+    }
+// Two expressions of one tree: more specialized than a user's `template <class T> T max(T, T)`,
+// which ties with the forms above, each of which is more specialized in another operand.
+#define ZG_EXPR_SAME_TREE(right, left, fn)                                                         \
+    template <class Tree>                                                                          \
+    ZG_INLINE constexpr auto fn(ZG_EXPR_OPERAND_##left(Tree) l, ZG_EXPR_OPERAND_##right(Tree) r) { \
+        return apply_rule(fn##_op{}, std::forward<ZG_EXPR_OPERAND_##left(Tree)>(l),                \
+                          std::forward<ZG_EXPR_OPERAND_##right(Tree)>(r));                         \
+    }
+#define ZG_EXPR_SAME_TREE_LEFT(left, fn) ZG_EXPR_RIGHT_FORMS(ZG_EXPR_SAME_TREE, left, fn)
+#define ZG_EXPR_BINARY_LEFT(left, fn) ZG_EXPR_RIGHT_FORMS(ZG_EXPR_BINARY_FORMS, left, fn)
+#define ZG_EXPR_BINARY_FUNCTION(fn)                                                                \
+    ZG_EXPR_FORMS(ZG_EXPR_BINARY_LEFT, fn) ZG_EXPR_FORMS(ZG_EXPR_BINARY_WITH_NUMBER, fn)            \
+    ZG_EXPR_FORMS(ZG_EXPR_SAME_TREE_LEFT, fn)
 ZG_BINARY_FUNCTIONS(ZG_EXPR_BINARY_FUNCTION)
 #undef ZG_EXPR_BINARY_FUNCTION
-#undef ZG_EXPR_BINARY_OPERATOR
-#undef ZG_EXPR_BINARY
+#undef ZG_EXPR_BINARY_LEFT
+#undef ZG_EXPR_SAME_TREE_LEFT
+#undef ZG_EXPR_SAME_TREE
+#undef ZG_EXPR_BINARY_WITH_NUMBER
+#undef ZG_EXPR_BINARY_FORMS
+#undef ZG_EXPR_RIGHT_FORMS
+#undef ZG_EXPR_FORMS
+#undef ZG_EXPR_OPERAND_made
+#undef ZG_EXPR_OPERAND_named
 
 // ---- Comparisons look at values -----------------------------------------------------------------
 

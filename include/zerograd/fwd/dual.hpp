@@ -251,10 +251,15 @@ using fwd::dual_t;
 /// The dual number of doubles: first derivatives.
 using dual = dual_t<double>;
 // zg::sin(x) works too, beside sin(x) found by argument-dependent lookup.
-#define ZG_USING_FWD_FUNCTION(fn) using fwd::fn;
+#define ZG_USING_FWD_FUNCTION(fn) using ::zg::fwd::fn;
 ZG_UNARY_FUNCTIONS(ZG_USING_FWD_FUNCTION)
 ZG_BINARY_FUNCTIONS(ZG_USING_FWD_FUNCTION)
-#undef ZG_USING_FWD_FUNCTION
 } // namespace zg
+
+// std::exp(x) works too, as on zg::var (tape/expression.hpp says why).
+namespace std {
+ZG_STD_FUNCTIONS(ZG_USING_FWD_FUNCTION)
+} // namespace std
+#undef ZG_USING_FWD_FUNCTION
 
 #endif // ZG_FWD_DUAL_HPP

@@ -586,43 +586,103 @@ auto operator-(X&& x) {
     return apply_rule(neg_op{}, std::forward<X>(x));
 }
 
-#define ZG_TAPE_BINARY(fn, name)                                                                   \
+#define ZG_TAPE_BINARY_OPERATOR(fn, symbol)                                                        \
     template <class L, class R>                                                                    \
         requires tape_scalars<L, R>                                                                \
-    ZG_INLINE auto name(L&& l, R&& r) {                                                            \
+    ZG_INLINE auto operator symbol(L&& l, R&& r) {                                                 \
         return apply_rule(fn##_op{}, std::forward<L>(l), std::forward<R>(r));                      \
     }                                                                                              \
     template <tape_scalar L>                                                                       \
-    ZG_INLINE auto name(L&& l, const std::type_identity_t<detail::scalar_of<L>>& r) {              \
+    ZG_INLINE auto operator symbol(L&& l, const std::type_identity_t<detail::scalar_of<L>>& r) {   \
         return apply_rule(fn##_op{}, std::forward<L>(l), r);                                       \
     }                                                                                              \
     template <tape_scalar R>                                                                       \
-    ZG_INLINE auto name(const std::type_identity_t<detail::scalar_of<R>>& l, R&& r) {              \
+    ZG_INLINE auto operator symbol(const std::type_identity_t<detail::scalar_of<R>>& l, R&& r) {   \
         return apply_rule(fn##_op{}, l, std::forward<R>(r));                                       \
     }
-#define ZG_TAPE_BINARY_OPERATOR(fn, symbol) ZG_TAPE_BINARY(fn, operator symbol)
-#define ZG_TAPE_BINARY_FUNCTION(fn) ZG_TAPE_BINARY(fn, fn)
 ZG_BINARY_OPERATORS(ZG_TAPE_BINARY_OPERATOR)
-ZG_BINARY_FUNCTIONS(ZG_TAPE_BINARY_FUNCTION)
-#undef ZG_TAPE_BINARY_FUNCTION
 #undef ZG_TAPE_BINARY_OPERATOR
-#undef ZG_TAPE_BINARY
 
-#define ZG_TAPE_UNARY_FUNCTION(fn)                                                                 \
-    template <tape_scalar X>                                                                       \
-    ZG_INLINE auto fn(X&& x) {                                                                     \
-        return apply_rule(fn##_op{}, std::forward<X>(x));                                       \
+// The named functions take their operands by type: a variable, a formula named elsewhere, a
+// formula made for the call. Partial ordering then prefers them to a user's unconstrained
+// function template of the same name (`template <class T> T sigmoid(T x)` in generic code
+// written for any scalar type), which a forwarding reference would tie with: the call is not
+// ambiguous, and the library's rule computes it.
+#define ZG_TAPE_PARAMETERS_var(N)
+#define ZG_TAPE_PARAMETERS_named(N) , class N
+#define ZG_TAPE_PARAMETERS_made(N) , class N
+#define ZG_TAPE_OPERAND_var(N) const basic_var<T>&
+#define ZG_TAPE_OPERAND_named(N) const expression<T, N>&
+#define ZG_TAPE_OPERAND_made(N) expression<T, N>&&
+#define ZG_TAPE_FORMS(X, ...) X(var, __VA_ARGS__) X(named, __VA_ARGS__) X(made, __VA_ARGS__)
+// (a second name for nesting: a macro does not expand inside its own expansion)
+#define ZG_TAPE_RIGHT_FORMS(X, ...) X(var, __VA_ARGS__) X(named, __VA_ARGS__) X(made, __VA_ARGS__)
+
+#define ZG_TAPE_UNARY_FORM(form, fn)                                                               \
+    template <class T ZG_TAPE_PARAMETERS_##form(N)>                                                \
+    ZG_INLINE auto fn(ZG_TAPE_OPERAND_##form(N) x) {                                               \
+        return apply_rule(fn##_op{}, std::forward<ZG_TAPE_OPERAND_##form(N)>(x));                  \
     }
+#define ZG_TAPE_UNARY_FUNCTION(fn) ZG_TAPE_FORMS(ZG_TAPE_UNARY_FORM, fn)
 ZG_UNARY_FUNCTIONS(ZG_TAPE_UNARY_FUNCTION)
 #undef ZG_TAPE_UNARY_FUNCTION
+#undef ZG_TAPE_UNARY_FORM
+
+#define ZG_TAPE_BINARY_FORMS(right, left, fn)                                                      \
+    template <class T ZG_TAPE_PARAMETERS_##left(L) ZG_TAPE_PARAMETERS_##right(R)>                  \
+    ZG_INLINE auto fn(ZG_TAPE_OPERAND_##left(L) l, ZG_TAPE_OPERAND_##right(R) r) {                 \
+        return apply_rule(fn##_op{}, std::forward<ZG_TAPE_OPERAND_##left(L)>(l),                   \
+                          std::forward<ZG_TAPE_OPERAND_##right(R)>(r));                            \
+    }
+#define ZG_TAPE_BINARY_WITH_NUMBER(form, fn)                                                       \
+    template <class T ZG_TAPE_PARAMETERS_##form(N)>                                                \
+    ZG_INLINE auto fn(ZG_TAPE_OPERAND_##form(N) l, const std::type_identity_t<T>& r) {             \
+        return apply_rule(fn##_op{}, std::forward<ZG_TAPE_OPERAND_##form(N)>(l), r);               \
+    }                                                                                              \
+    template <class T ZG_TAPE_PARAMETERS_##form(N)>                                                \
+    ZG_INLINE auto fn(const std::type_identity_t<T>& l, ZG_TAPE_OPERAND_##form(N) r) {             \
+        return apply_rule(fn##_op{}, l, std::forward<ZG_TAPE_OPERAND_##form(N)>(r));               \
+    }
+// Two formulas of one shape: more specialized than a user's `template <class T> T max(T, T)`,
+// which ties with the forms above, each of which is more specialized in another operand.
+#define ZG_TAPE_SAME_SHAPE(right, left, fn)                                                        \
+    template <class T, class N>                                                                    \
+    ZG_INLINE auto fn(ZG_TAPE_OPERAND_##left(N) l, ZG_TAPE_OPERAND_##right(N) r) {                 \
+        return apply_rule(fn##_op{}, std::forward<ZG_TAPE_OPERAND_##left(N)>(l),                   \
+                          std::forward<ZG_TAPE_OPERAND_##right(N)>(r));                            \
+    }
+#define ZG_TAPE_SAME_SHAPE_LEFT(left, fn)                                                          \
+    ZG_TAPE_SAME_SHAPE(named, left, fn) ZG_TAPE_SAME_SHAPE(made, left, fn)
+#define ZG_TAPE_BINARY_LEFT(left, fn) ZG_TAPE_RIGHT_FORMS(ZG_TAPE_BINARY_FORMS, left, fn)
+#define ZG_TAPE_BINARY_FUNCTION(fn)                                                                \
+    ZG_TAPE_FORMS(ZG_TAPE_BINARY_LEFT, fn) ZG_TAPE_FORMS(ZG_TAPE_BINARY_WITH_NUMBER, fn)            \
+    ZG_TAPE_SAME_SHAPE_LEFT(named, fn) ZG_TAPE_SAME_SHAPE_LEFT(made, fn)
+ZG_BINARY_FUNCTIONS(ZG_TAPE_BINARY_FUNCTION)
+#undef ZG_TAPE_BINARY_FUNCTION
+#undef ZG_TAPE_BINARY_LEFT
+#undef ZG_TAPE_SAME_SHAPE_LEFT
+#undef ZG_TAPE_SAME_SHAPE
+#undef ZG_TAPE_BINARY_WITH_NUMBER
+#undef ZG_TAPE_BINARY_FORMS
 
 /// x^n for an integer n: exact, and the exponent is not a variable. A template on the integer
 /// type, so that `pow(x, 0.5)` on a basic_var<zg::dual> takes the overload above (converting 0.5
 /// to the dual) instead of this one (converting 0.5 to int, a standard conversion).
-template <tape_scalar X, std::integral I>
-ZG_INLINE auto pow(X&& x, I n) {
-    return apply_rule(pown_op::of(n), std::forward<X>(x));
-}
+#define ZG_TAPE_INTEGER_POWER(form, ...)                                                           \
+    template <class T ZG_TAPE_PARAMETERS_##form(N), std::integral I>                               \
+    ZG_INLINE auto pow(ZG_TAPE_OPERAND_##form(N) x, I n) {                                         \
+        return apply_rule(pown_op::of(n), std::forward<ZG_TAPE_OPERAND_##form(N)>(x));             \
+    }
+ZG_TAPE_FORMS(ZG_TAPE_INTEGER_POWER, )
+#undef ZG_TAPE_INTEGER_POWER
+#undef ZG_TAPE_RIGHT_FORMS
+#undef ZG_TAPE_FORMS
+#undef ZG_TAPE_OPERAND_made
+#undef ZG_TAPE_OPERAND_named
+#undef ZG_TAPE_OPERAND_var
+#undef ZG_TAPE_PARAMETERS_made
+#undef ZG_TAPE_PARAMETERS_named
+#undef ZG_TAPE_PARAMETERS_var
 
 // ---- Comparisons look at values, so branches and loops work -----------------------------------
 
@@ -679,9 +739,18 @@ inline constexpr bool enabled<tape::basic_var<T>> = true;
 
 namespace zg {
 // zg::sin(x) works too, beside sin(x) found by argument-dependent lookup.
-#define ZG_USING_TAPE_FUNCTION(fn) using tape::fn;
+#define ZG_USING_TAPE_FUNCTION(fn) using ::zg::tape::fn;
 ZG_UNARY_FUNCTIONS(ZG_USING_TAPE_FUNCTION)
 ZG_BINARY_FUNCTIONS(ZG_USING_TAPE_FUNCTION)
-#undef ZG_USING_TAPE_FUNCTION
 using tape::let;
 } // namespace zg
+
+// std::exp(x) works too: generic code written for any scalar type calls the elementary functions
+// qualified as often as not (ADBench's objectives do), and the taping libraries make it work the
+// same way, by adding their overloads to namespace std (which the standard does not sanction, and
+// every compiler takes). A qualified name is looked up where a template is defined: generic code
+// sees these if it comes after a zerograd header.
+namespace std {
+ZG_STD_FUNCTIONS(ZG_USING_TAPE_FUNCTION)
+} // namespace std
+#undef ZG_USING_TAPE_FUNCTION
