@@ -10,8 +10,10 @@
 #include "zerograd/tape/tape.hpp"
 #include "zerograd/tape/var.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <numeric> // std::iota
 #include <ranges>
 #include <span>
 #include <string_view>
@@ -60,7 +62,8 @@ std::vector<basic_var<T>> record_black_box(black_box_inputs<T>& in, const std::v
 /// `std::span<const double>` of the inputs' values returns the outputs as a
 /// `std::vector<double>`; `vjp(x, y, ybar, xbar)` (spans; xbar a `std::span<double>` of zeros)
 /// adds J(x)^T ybar into xbar. value is called once, now; vjp once per sweep that reaches the
-/// outputs. Returns the outputs as variables, recorded as one node each after the inputs.
+/// outputs. Returns the outputs as variables, recorded as one node each after the inputs. vjp is
+/// kept by moving it: it may own what cannot be copied (a std::unique_ptr to a factorisation).
 ///
 /// For zg::tape::hessian, write value and vjp generic (`std::span<const T>`): they are called
 /// with dual numbers there. Errors: inputs of another thread's tape, of two tapes or reclaimed
@@ -70,10 +73,14 @@ std::vector<basic_var<T>> record_black_box(black_box_inputs<T>& in, const std::v
 ///         [](auto x) { return std::vector{x[0] * x[1]}; },
 ///         [](auto x, auto, auto ybar, auto xbar) { xbar[0] += x[1] * ybar[0];
 ///                                                  xbar[1] += x[0] * ybar[0]; });
-template <class R, class Value, class VectorJacobianProduct>
-requires var_range<R> std::vector<zg::detail::element_t<R>> external(const R& inputs, Value value,
-                                                                     VectorJacobianProduct vjp) {
+template <class R, class Value, class VectorJacobianProductArgument>
+requires var_range<R> std::vector<zg::detail::element_t<R>>
+external(const R& inputs, Value value, VectorJacobianProductArgument&& vjp_argument) {
     using T = typename zg::detail::element_t<R>::value_type;
+    using VectorJacobianProduct = std::decay_t<VectorJacobianProductArgument>;
+    static_assert(std::is_constructible_v<VectorJacobianProduct, VectorJacobianProductArgument&&>,
+                  "zg::tape::external: vjp cannot be copied and is kept: pass it as "
+                  "std::move(vjp), or write the lambda in the call");
     static_assert(std::is_invocable_v<Value&, std::span<const T>>,
                   "zg::tape::external: value is called with the inputs' values as "
                   "std::span<const double> (of zg::dual under zg::tape::hessian and hvp: write it "
@@ -86,13 +93,20 @@ requires var_range<R> std::vector<zg::detail::element_t<R>> external(const R& in
                   "xbar");
     if constexpr (std::is_invocable_v<Value&, std::span<const T>> &&
                   std::is_invocable_v<VectorJacobianProduct&, std::span<const T>,
-                                      std::span<const T>, std::span<const T>, std::span<T>>) {
+                                      std::span<const T>, std::span<const T>, std::span<T>> &&
+                  std::is_constructible_v<VectorJacobianProduct, VectorJacobianProductArgument&&>) {
         auto in = detail::black_box_inputs_of("tape::external", inputs);
         const auto produced = std::invoke(value, std::span<const T>(in.values));
         std::vector<T> y(std::ranges::begin(produced), std::ranges::end(produced));
-        auto pass = [x = in.values, y, vjp = std::move(vjp)](std::span<const T> ybar,
-                                                             std::span<T> xbar) mutable {
-            std::invoke(vjp, std::span<const T>(x), std::span<const T>(y), ybar, xbar);
+        // The user's vjp adds into zeros; the sweep's xbar holds the adjoints so far.
+        auto pass = [x = in.values, y,
+                     vjp = VectorJacobianProduct(std::forward<VectorJacobianProductArgument>(
+                         vjp_argument))](std::span<const T> ybar, std::span<T> xbar) mutable {
+            std::vector<T> product(xbar.size(), T(0));
+            std::invoke(vjp, std::span<const T>(x), std::span<const T>(y), ybar,
+                        std::span<T>(product));
+            for (std::size_t k = 0; k < xbar.size(); ++k)
+                xbar[k] += product[k];
         };
         return detail::record_black_box(in, y, std::move(pass));
     } else {
@@ -127,15 +141,29 @@ requires var_range<R> std::vector<zg::detail::element_t<R>> checkpoint(F f, cons
         auto in = detail::black_box_inputs_of("tape::checkpoint", inputs);
         const auto produced = std::invoke(f, std::span<const T>(in.values));
         std::vector<T> y(std::ranges::begin(produced), std::ranges::end(produced));
-        auto pass = [tape = in.tape, x = in.values, f = std::move(f)](std::span<const T> ybar,
-                                                                      std::span<T> xbar) mutable {
+        using index_type = typename basic_tape<T>::index_type;
+        // The sweep without the checkpoint would add into the adjoints of f's inputs in the order
+        // its nodes were recorded, carrying in a register the shares of the node recorded just
+        // before f's first node (reverse_sweep): here that input's copy is recorded last, next to
+        // f's first node, and if no input is that node, a constant is, so that every addition is
+        // the same to the bit.
+        const index_type before = in.tape->size() - 1;
+        std::vector<std::size_t> order(in.indices.size());
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        const auto others = std::stable_partition(
+            order.begin(), order.end(), [&](std::size_t k) { return in.indices[k] != before; });
+        const bool spacer = others == order.end();
+        auto pass = [tape = in.tape, x = in.values, order = std::move(order), spacer,
+                     f = std::move(f)](std::span<const T> ybar, std::span<T> xbar) mutable {
             const basic_scope<T> recording(*tape);
-            const auto first = tape->record_leaves(x.data(), x.size());
+            std::vector<index_type> nodes(x.size());
+            for (const std::size_t k : order)
+                nodes[k] = tape->record_leaf(x[k]);
+            if (spacer) (void)tape->record_leaf(T(0));
             std::vector<V> leaves;
             leaves.reserve(x.size());
-            for (std::size_t i = 0; i < x.size(); ++i)
-                leaves.push_back(
-                    detail::var_access::at(*tape, first + typename basic_tape<T>::index_type(i)));
+            for (const index_type node : nodes)
+                leaves.push_back(detail::var_access::at(*tape, node));
             const auto outputs = std::invoke(f, std::span<const V>(leaves));
             // One node sum_k ybar_k y_k over the outputs recorded here, swept from.
             std::vector<typename basic_tape<T>::index_type> reached;
@@ -152,9 +180,13 @@ requires var_range<R> std::vector<zg::detail::element_t<R>> checkpoint(F f, cons
             if (reached.empty()) return;
             const auto root =
                 tape->record_many(op_id::dot, T(0), reached.data(), weights.data(), reached.size());
+            // The inputs' copies start from their adjoints so far: the sweep adds f's shares to
+            // them one by one, as the sweep without the checkpoint adds them to the inputs'.
+            for (std::size_t i = 0; i < x.size(); ++i)
+                leaves[i].grad() = xbar[i];
             tape->backward(root, recording.first());
             for (std::size_t i = 0; i < x.size(); ++i)
-                xbar[i] += tape->adjoint(first + typename basic_tape<T>::index_type(i));
+                xbar[i] = leaves[i].grad();
         };
         return detail::record_black_box(in, y, std::move(pass));
     } else {

@@ -4,12 +4,13 @@
 #include "zerograd/core/config.hpp"
 #include "zerograd/core/scalar.hpp"
 #include "zerograd/tape/arena.hpp"
+#include "zerograd/tape/move_only_function.hpp"
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <functional>
+#include <numeric> // std::iota
 #include <span>
 #include <utility>
 #include <vector>
@@ -59,16 +60,33 @@ public:
     }
 
     /// Nodes first_output, ..., first_output + outputs - 1 whose adjoints `pass` takes to the
-    /// inputs' (zg::tape::external): pass(output adjoints, input adjoints) adds J^T ybar into
-    /// xbar. Recorded after every input.
+    /// inputs' (zg::tape::external, zg::tape::checkpoint): pass(ybar, xbar) adds J^T ybar into
+    /// xbar, which holds the inputs' adjoints so far (an input listed twice: its adjoint at its
+    /// first place, 0 at the others) and is written back. So a checkpoint adds each share into a
+    /// parameter's adjoint in the order the sweep without it would. Recorded after every input.
     struct adjoint_callback {
         index_type first_output;
         index_type outputs;
         std::vector<index_type> inputs;
-        std::function<void(std::span<const T>, std::span<T>)> pass;
+        std::vector<bool> repeated; // per input: listed before
+        move_only_function<void(std::span<const T>, std::span<T>)> pass;
     };
     /// Adds a callback whose outputs are the newest nodes.
-    void add_callback(adjoint_callback callback) { callbacks_.push_back(std::move(callback)); }
+    void add_callback(index_type first_output, index_type outputs,
+                      std::span<const index_type> inputs,
+                      move_only_function<void(std::span<const T>, std::span<T>)> pass) {
+        // The places of the inputs, by node and then by place: a place holding the node of the
+        // one before it repeats an input.
+        std::vector<std::size_t> places(inputs.size());
+        std::iota(places.begin(), places.end(), std::size_t{0});
+        std::stable_sort(places.begin(), places.end(),
+                         [&](std::size_t a, std::size_t b) { return inputs[a] < inputs[b]; });
+        std::vector<bool> repeated(inputs.size(), false);
+        for (std::size_t k = 1; k < places.size(); ++k)
+            repeated[places[k]] = inputs[places[k]] == inputs[places[k - 1]];
+        callbacks_.push_back({first_output, outputs, {inputs.begin(), inputs.end()},
+                              std::move(repeated), std::move(pass)});
+    }
 
     /// The nodes from `nodes` on were reclaimed.
     void forget_from(index_type nodes) {
@@ -140,38 +158,58 @@ private:
             state = strong ? sweep_from<Floored, true>(top, to, floor, swept, state)
                            : sweep_from<Floored, false>(top, to, floor, swept, state);
         };
-        std::size_t k = callbacks_.size();
-        while (k > 0 && callbacks_[k - 1].first_output > root)
-            --k;
-        index_type top = root;
-        for (; k > 0 && callbacks_[k - 1].first_output >= floor; --k) {
-            const index_type first = callbacks_[k - 1].first_output;
-            walk(top, first);
-            run_callback(callbacks_[k - 1], floor, swept);
-            if (first == floor) return;
-            top = first - 1;
+        try {
+            std::size_t k = callbacks_.size();
+            while (k > 0 && callbacks_[k - 1].first_output > root)
+                --k;
+            index_type top = root;
+            for (; k > 0 && callbacks_[k - 1].first_output >= floor; --k) {
+                const index_type first = callbacks_[k - 1].first_output;
+                // (The carry left for node first - 1 is 0: an output's one partial is 0.)
+                walk(top, first);
+                // An infinite adjoint the callback passes on is swept with strong zeros.
+                strong |= run_callback(callbacks_[k - 1], floor, swept);
+                if (first == floor) return;
+                top = first - 1;
+            }
+            walk(top, floor);
+        } catch (...) {
+            // The walk stopped part way: any node down to the floor may hold an adjoint of this
+            // sweep, which the next sweep must zero first.
+            std::fill(dirty_ + block_of(floor), dirty_ + block_of(root) + 1, 1);
+            throw;
         }
-        walk(top, floor);
     }
 
     /// Passes a callback's outputs' adjoints to its inputs (those at or above the floor),
     /// marking their blocks below `swept`. The callback may record and sweep on this tape (a
-    /// checkpoint runs its function again): nothing here is held across the call.
-    void run_callback(adjoint_callback& callback, index_type floor, index_type swept) {
+    /// checkpoint runs its function again): nothing here is held across the call. Returns
+    /// whether an input's adjoint is now infinite or NaN.
+    bool run_callback(adjoint_callback& callback, index_type floor, index_type swept) {
         const T* outputs = arena_.adjoints() + callback.first_output;
         if (std::all_of(outputs, outputs + callback.outputs,
                         [](const T& a) { return zg::detail::is_zero(a); }))
-            return; // the outputs were not reached: nothing to pass on
+            return false; // the outputs were not reached: nothing to pass on
         const std::vector<T> output_adjoints(outputs, outputs + callback.outputs);
-        std::vector<T> input_adjoints(callback.inputs.size(), T(0));
+        const std::size_t n = callback.inputs.size();
+        std::vector<T> input_adjoints(n, T(0));
+        for (std::size_t k = 0; k < n; ++k)
+            if (callback.inputs[k] >= floor && !callback.repeated[k])
+                input_adjoints[k] = arena_.adjoints()[callback.inputs[k]];
         callback.pass(output_adjoints, input_adjoints);
         T* adjoints = arena_.adjoints();
-        for (std::size_t k = 0; k < callback.inputs.size(); ++k) {
+        bool finite = true;
+        for (std::size_t k = 0; k < n; ++k) {
             const index_type input = callback.inputs[k];
             if (input < floor) continue;
             if (input < swept) dirty_[block_of(input)] = 1;
-            adjoints[input] += input_adjoints[k];
+            if (callback.repeated[k])
+                adjoints[input] += input_adjoints[k];
+            else
+                adjoints[input] = input_adjoints[k];
+            finite &= zg::detail::is_finite(adjoints[input]);
         }
+        return !finite;
     }
 
     /// The walk from root down to `to` (at or above the floor), marking below `swept` only.

@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -114,9 +113,10 @@ public:
     }
 
     /// Records the outputs y of a function of the nodes `inputs` whose adjoints `pass` takes to
-    /// the inputs' in the sweep: pass(output adjoints, input adjoints) adds J^T ybar into xbar.
-    /// The outputs are consecutive nodes; returns the first. Without inputs they are constants.
-    using adjoint_pass = std::function<void(std::span<const T>, std::span<T>)>;
+    /// the inputs' in the sweep: pass(output adjoints, input adjoints) adds J^T ybar into xbar,
+    /// which holds the inputs' adjoints so far (detail::reverse_sweep::adjoint_callback). The
+    /// outputs are consecutive nodes; returns the first. Without inputs they are constants.
+    using adjoint_pass = detail::move_only_function<void(std::span<const T>, std::span<T>)>;
     index_type record_external(std::span<const index_type> inputs, std::span<const T> y,
                                adjoint_pass pass) {
         if (inputs.empty() || y.empty()) return arena_.record_leaves(y.data(), y.size());
@@ -127,9 +127,7 @@ public:
             arena_.record_many(op_id::external, y[0], inputs.data(), &no_partial, 1);
         for (std::size_t k = 1; k < y.size(); ++k)
             arena_.record_many(op_id::external, y[k], inputs.data(), &no_partial, 1);
-        sweep_.add_callback({first, index_type(y.size()),
-                             std::vector<index_type>(inputs.begin(), inputs.end()),
-                             std::move(pass)});
+        sweep_.add_callback(first, index_type(y.size()), inputs, std::move(pass));
         return first;
     }
 
