@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -129,6 +130,32 @@ TEST_CASE("zg::tape::scope reclaims tensors too") {
         }).join();
         CHECK(left == 0);
     }
+}
+
+TEST_CASE("a gradient call reclaims the tensors its function made") {
+    // A tape-mode function that uses tensors for its own arithmetic, with no scope of its own:
+    // each call of zg::tape::grad (and the other drivers) reclaims them with its variables.
+    zg::detail::tensor_tape& tape = zg::detail::this_thread_tensor_tape();
+    const tensor kept = zg::ones({2, 2});
+    const auto before = tape.size();
+    const auto f = [](zg::var x) {
+        const tensor t = zg::ones({8, 8}) * 2.0;
+        return x * sum(t).data()[0];
+    };
+    for (int call = 0; call < 4500; ++call) {
+        const auto g = zg::tape::grad(f, 1.5);
+        REQUIRE(g[0] == 128.0);
+        REQUIRE(tape.size() == before);
+    }
+    const auto h = zg::tape::hessian(
+        [](auto x) {
+            (void)(zg::ones({4}) + 1.0);
+            return x[0] * x[0] * x[1];
+        },
+        std::vector<double>{2.0, 3.0});
+    CHECK(h[0][1] == 4.0);
+    CHECK(tape.size() == before);
+    CHECK(kept.data()[3] == 1.0);
 }
 
 TEST_CASE("zg::zeros, zg::ones and zg::randn are tensor::zeros, ones and randn") {

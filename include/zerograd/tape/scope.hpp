@@ -18,15 +18,17 @@ struct scope_companion {
 inline thread_local scope_companion this_thread_scope_companion;
 } // namespace detail
 
-/// Reclaims, when it ends, every node the thread recorded on its tape for T since it began;
-/// variables made before it (a model's parameters) live on. zg::tape::scope also reclaims the
-/// thread's tensors.
+/// Reclaims, when it ends, every node the thread recorded on its tape for T since it began, and
+/// the thread's tensors made meanwhile; variables made before it (a model's parameters) live on.
+/// Every gradient call records inside one, so that it reclaims what its function recorded on
+/// either tape.
 template <class T>
 class basic_scope {
 public:
     basic_scope() : basic_scope(this_thread_tape<T>()) {}
     explicit basic_scope(basic_tape<T>& tape)
-        : tape_(tape), mark_(tape.mark()), rewinds_(tape.rewinds()), adoption_(tape.adoption()) {
+        : tape_(tape), mark_(tape.mark()), rewinds_(tape.rewinds()), adoption_(tape.adoption()),
+          tensor_mark_(mark_tensors()) {
         tape.reserve_rewind();
     }
     basic_scope(const basic_scope&) = delete;
@@ -40,21 +42,28 @@ public:
         }
         // Scopes ended out of order are handled: see rewind_since.
         tape_.rewind_since(mark_, rewinds_);
+        // A thread whose tensor tape was made inside this scope rewinds it to its start, 0.
+        if (const auto rewind = detail::this_thread_scope_companion.rewind) rewind(tensor_mark_);
     }
 
     /// The first node recorded inside this scope.
     typename basic_tape<T>::index_type first() const { return mark_.nodes; }
 
-protected:
+private:
     /// Whether the calling thread is the one that made this scope: it records on the tape, and
     /// has since the scope began (a thread that ended left the tape to another).
     bool on_its_thread() const { return tape_.on_this_thread() && tape_.adoption() == adoption_; }
 
-private:
+    static std::uint32_t mark_tensors() {
+        const auto mark = detail::this_thread_scope_companion.mark;
+        return mark ? mark() : 0;
+    }
+
     basic_tape<T>& tape_;
     typename basic_tape<T>::mark_type mark_;
     std::uint64_t rewinds_;
     std::uint64_t adoption_;
+    std::uint32_t tensor_mark_;
 };
 
 /// Reclaims, when it ends, everything the thread recorded since it began: zg::var nodes and
@@ -71,22 +80,7 @@ private:
 ///     } // loss's nodes are reclaimed here; using `loss` afterwards throws zg::dangling_var
 class scope : public basic_scope<double> {
 public:
-    scope() : tensor_mark_(mark_tensors()) {}
-    explicit scope(basic_tape<double>& tape) : basic_scope(tape), tensor_mark_(mark_tensors()) {}
-    ~scope() noexcept(false) {
-        // On another thread, basic_scope throws and nothing is rewound. A thread whose tensor
-        // tape was made inside this scope rewinds it to its start, 0.
-        if (!on_its_thread()) [[unlikely]]
-            return;
-        if (const auto rewind = detail::this_thread_scope_companion.rewind) rewind(tensor_mark_);
-    }
-
-private:
-    static std::uint32_t mark_tensors() {
-        const auto mark = detail::this_thread_scope_companion.mark;
-        return mark ? mark() : 0;
-    }
-    std::uint32_t tensor_mark_;
+    using basic_scope::basic_scope;
 };
 
 } // namespace zg::tape
