@@ -41,7 +41,8 @@ template <class Node, class T>
 std::size_t describe(const Node& node, const T* values, description& out) {
     using zg::detail::primal;
     described_node d;
-    if constexpr (requires { node.l; }) {
+    constexpr node_kind kind = kind_of<Node>;
+    if constexpr (kind == node_kind::binary) {
         const T* r_values = values + slot_count<decltype(node.l)>;
         const T& l = value_at(node.l, values);
         const T& r = value_at(node.r, r_values);
@@ -50,19 +51,21 @@ std::size_t describe(const Node& node, const T* values, description& out) {
         const std::size_t left = describe(node.l, values, out);
         const std::size_t right = describe(node.r, r_values, out);
         d.children = {{left, primal(node.op.dl(l, r, y))}, {right, primal(node.op.dr(l, r, y))}};
-    } else if constexpr (requires { node.known_partial; }) {
+    } else if constexpr (kind == node_kind::known_unary) {
         d.label = std::string(node.op.name);
         d.children = {{describe(node.a, values, out), primal(node.known_partial)}};
-    } else if constexpr (requires { node.op; }) {
+    } else if constexpr (kind == node_kind::unary) {
         d.label = std::string(node.op.name);
         d.children = {{describe(node.a, values, out), primal(unary_partial(node, values))}};
-    } else if constexpr (requires { node.first; }) {
+    } else if constexpr (kind == node_kind::select) {
         d.label = node.first ? "select (first)" : "select (second)";
         const std::size_t a = describe(node.a, values, out);
         const std::size_t b = describe(node.b, values + slot_count<decltype(node.a)>, out);
         d.children = {{a, node.first ? 1.0 : 0.0}, {b, node.first ? 0.0 : 1.0}};
-    } else {
+    } else if constexpr (!is_operation<Node>) {
         describe_end(node, d);
+    } else {
+        static_assert(unhandled_kind<Node>, "zg::expr::describe: an unhandled operation");
     }
     d.value = detail::number(primal(value_at(node, values)));
     out.push_back(std::move(d));
@@ -90,10 +93,9 @@ void describe_end(const element_expr<I, T, F>& e, described_node& d) {
 }
 template <class Node>
 void describe_end(const Node&, described_node& d) {
-    if constexpr (requires { Node::name; })
-        d.label = std::string(Node::name);
-    else
-        d.label = "reduction";
+    static_assert(kind_of<Node> == node_kind::reduction,
+                  "zg::expr::describe: an end of a kind it does not describe");
+    d.label = std::string(Node::name);
 }
 
 } // namespace zg::expr

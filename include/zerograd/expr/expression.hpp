@@ -36,6 +36,39 @@ struct shared_base; // zerograd/expr/runtime/frame.hpp: a subexpression kept onc
 // Nothing in a tree refers to a temporary or to a local of the user's lambda: a subexpression used
 // several times lives in the call's frame (zerograd/expr/runtime/frame.hpp) and is held by pointer.
 
+/// What a node is. Every node type states its kind once, as `static constexpr node_kind kind`,
+/// and every algorithm over trees (evaluation, the sweep, description, weights, hoisting, slicing)
+/// dispatches on it: a kind an algorithm does not handle stops the compiler there (see
+/// unhandled_kind), instead of taking another kind's branch.
+enum class node_kind {
+    argument,    ///< a scalar argument of the call: leaf_expr, argument_expr (zg::jacobian's)
+    constant,    ///< a plain number, no adjoint: constant_expr
+    end,         ///< an end that says where its adjoint goes (visit_end): an element of a vector
+                 ///< argument, a zg::scan's state, a reduction loop's accumulator
+    shared,      ///< a use of a subexpression kept once in the call's frame: shared_expr
+    unary,       ///< op(a): unary_expr
+    known_unary, ///< op(a), its value and partial computed where it was built: known_unary_expr
+    binary,      ///< op(l, r): binary_expr
+    select,      ///< zg::select(c, a, b): select_expr
+    reduction,   ///< no operands; its own backward sweeps its elements: summed_expr, mapped_expr
+    vector,      ///< a vector expression, which builds element k's scalar tree on demand
+};
+
+/// A node type: it has a scalar type and states its kind.
+template <class N>
+concept declared_node = requires {
+    typename N::value_type;
+    { N::kind } -> std::convertible_to<node_kind>;
+};
+
+/// The kind of a node type.
+template <declared_node Node>
+inline constexpr node_kind kind_of = Node::kind;
+
+/// For the last branch of a dispatch on kind_of: a kind the algorithm does not handle.
+template <class Node>
+inline constexpr bool unhandled_kind = false;
+
 /// Which call an expression belongs to is part of its type: the function F that zg::grad (or
 /// zg::value_and_grad, zg::jacobian, zg::hessian) differentiates names the call, its leaves carry
 /// it as `call`, and every node takes it from its operands (see call_of). So an expression that
@@ -60,6 +93,7 @@ template <std::size_t I, class T, class F>
 struct leaf_expr {
     using value_type = T;
     using call = F;
+    static constexpr node_kind kind = node_kind::argument;
     T value;
 };
 
@@ -70,6 +104,7 @@ template <class T, class F>
 struct argument_expr {
     using value_type = T;
     using call = F;
+    static constexpr node_kind kind = node_kind::argument;
     T value;
     std::size_t index;
 };
@@ -78,6 +113,7 @@ struct argument_expr {
 template <class T>
 struct constant_expr {
     using value_type = T;
+    static constexpr node_kind kind = node_kind::constant;
     T value;
 };
 
@@ -86,6 +122,7 @@ template <std::size_t I, class T, class F>
 struct element_expr {
     using value_type = T;
     using call = F;
+    static constexpr node_kind kind = node_kind::end;
     T value;
     std::size_t index;
 };
@@ -94,6 +131,7 @@ struct element_expr {
 template <class Op, class A>
 struct unary_expr {
     using value_type = typename A::value_type;
+    static constexpr node_kind kind = node_kind::unary;
     [[no_unique_address]] Op op;
     A a;
 };
@@ -105,6 +143,7 @@ struct unary_expr {
 template <class Op, class A>
 struct known_unary_expr {
     using value_type = typename A::value_type;
+    static constexpr node_kind kind = node_kind::known_unary;
     [[no_unique_address]] Op op;
     A a;
     value_type known_value;
@@ -116,6 +155,7 @@ template <class Op, class L, class R>
 struct binary_expr {
     using value_type = typename L::value_type;
     static_assert(std::is_same_v<value_type, typename R::value_type>);
+    static constexpr node_kind kind = node_kind::binary;
     [[no_unique_address]] Op op;
     L l;
     R r;
@@ -127,6 +167,7 @@ template <class A, class B>
 struct select_expr {
     using value_type = typename A::value_type;
     static_assert(std::is_same_v<value_type, typename B::value_type>);
+    static constexpr node_kind kind = node_kind::select;
     bool first;
     A a;
     B b;
@@ -135,29 +176,27 @@ struct select_expr {
 /// Vector nodes (zerograd/expr/runtime/vector.hpp) hold spans of arguments and data, and build
 /// element k's scalar tree on demand; they say how many scalar operands they broadcast.
 template <class Node>
-concept vector_node = requires {
-    Node::broadcasts;
-};
+concept vector_node = kind_of<Node> == node_kind::vector;
 
 template <class Node>
-inline constexpr bool is_constant = false;
-template <class T>
-inline constexpr bool is_constant<constant_expr<T>> = true;
+inline constexpr bool is_constant = kind_of<Node> == node_kind::constant;
 
 
 /// A node's operands as a list of types: the one place that says which nodes have operands, and
 /// what every compile-time walk of a tree below (slots, what it is made of, the arguments it
 /// reaches) folds over. Ends (leaves, constants, shared uses, reductions) have none.
 template <class Node>
-inline constexpr auto operands_of = hana::tuple_t<>;
-template <class Op, class A>
-inline constexpr auto operands_of<unary_expr<Op, A>> = hana::tuple_t<A>;
-template <class Op, class A>
-inline constexpr auto operands_of<known_unary_expr<Op, A>> = hana::tuple_t<A>;
-template <class Op, class L, class R>
-inline constexpr auto operands_of<binary_expr<Op, L, R>> = hana::tuple_t<L, R>;
-template <class A, class B>
-inline constexpr auto operands_of<select_expr<A, B>> = hana::tuple_t<A, B>;
+inline constexpr auto operands_of = [] {
+    constexpr node_kind kind = kind_of<Node>;
+    if constexpr (kind == node_kind::unary || kind == node_kind::known_unary)
+        return hana::tuple_t<decltype(Node::a)>;
+    else if constexpr (kind == node_kind::binary)
+        return hana::tuple_t<decltype(Node::l), decltype(Node::r)>;
+    else if constexpr (kind == node_kind::select)
+        return hana::tuple_t<decltype(Node::a), decltype(Node::b)>;
+    else
+        return hana::tuple_t<>;
+}();
 
 template <class Node>
 inline constexpr bool is_operation = !hana::is_empty(operands_of<Node>);
@@ -199,9 +238,7 @@ requires(is_operation<Node>) struct call_of_node<Node> {
 template <class Node>
 using call_of = typename detail::call_of_node<Node>::type;
 template <class Node>
-inline constexpr bool is_pick = false; // zg::select's node
-template <class A, class B>
-inline constexpr bool is_pick<select_expr<A, B>> = true;
+inline constexpr bool is_pick = kind_of<Node> == node_kind::select; // zg::select's node
 
 // ---- Values -------------------------------------------------------------------------------------
 // A tree's values live in an array: each operation takes one slot after its operands' slots
@@ -229,13 +266,14 @@ using values_of = std::array<typename Tree::value_type, slot_count<Tree> + (slot
 // The functions below take `values` pointing at the node's first slot, so that their
 // instantiations follow the node types, not the positions of nodes in a tree.
 
-/// The value of the node whose slots start at `values`.
+/// The value of the node whose slots start at `values`: an operation's is in its slot, a shared
+/// subexpression's in its frame node, and every other node holds its own.
 template <class Node, class T>
 ZG_INLINE constexpr const T& value_at(const Node& node, const T* values) {
-    if constexpr (slot_count < Node >> 0)
+    if constexpr (is_operation<Node>)
         return values[slot_count<Node> - 1];
-    else if constexpr (requires { node.node->value; })
-        return node.node->value; // a shared subexpression
+    else if constexpr (kind_of<Node> == node_kind::shared)
+        return node.node->value;
     else
         return node.value;
 }
@@ -246,23 +284,21 @@ ZG_INLINE constexpr const T& value_at(const Node& node, const T* values) {
 /// visit_end for the leaves, constants and elements here and for the runtime layer's ends
 /// (runtime/nodes.hpp), or the end's own backward for a reduction, whose sweep walks its elements.
 template <class N>
-concept Node = requires { typename N::value_type; } &&
-               (is_operation<N> || requires(const N& n) {
-                   value_at(n, static_cast<const typename N::value_type*>(nullptr));
-               });
+concept Node = declared_node<N>;
 
 /// Computes the values of the tree's operations into values[0], values[1], ...
 template <Node N, class T>
 ZG_INLINE constexpr void evaluate(const N& node, T* values) {
-    if constexpr (requires { node.l; }) {
+    constexpr node_kind kind = kind_of<N>;
+    if constexpr (kind == node_kind::binary) {
         T* r_values = values + slot_count<decltype(node.l)>;
         evaluate(node.l, values);
         evaluate(node.r, r_values);
         r_values[slot_count<decltype(node.r)>] = zg::detail::checked_value(
             node.op, value_at(node.l, values), value_at(node.r, r_values));
-    } else if constexpr (requires { node.known_value; }) {
+    } else if constexpr (kind == node_kind::known_unary) {
         values[slot_count<decltype(node.a)>] = node.known_value;
-    } else if constexpr (requires { node.op; }) {
+    } else if constexpr (kind == node_kind::unary) {
         evaluate(node.a, values);
         constexpr std::size_t at = slot_count<decltype(node.a)>;
         if constexpr (own_slots<N> == 2) {
@@ -272,13 +308,15 @@ ZG_INLINE constexpr void evaluate(const N& node, T* values) {
         } else {
             values[at] = zg::detail::checked_value(node.op, value_at(node.a, values));
         }
-    } else if constexpr (requires { node.first; }) {
+    } else if constexpr (kind == node_kind::select) {
         T* b_values = values + slot_count<decltype(node.a)>;
         evaluate(node.a, values);
         evaluate(node.b, b_values);
         b_values[slot_count<decltype(node.b)>] =
             node.first ? value_at(node.a, values) : value_at(node.b, b_values);
-    }
+    } else if constexpr (is_operation<N>) {
+        static_assert(unhandled_kind<N>, "zg::expr::evaluate: an operation of an unhandled kind");
+    } // an end holds its value
 }
 
 /// The local partial of op(a) whose slots start at `values`: kept in its slot by a rule that
@@ -374,8 +412,9 @@ struct leaves_of_node {
             return hana::unpack(operands_of<Node>, [](auto... operand) {
                 return (leaf_set{} | ... | leaves_of_node<typename decltype(operand)::type>::value);
             });
-        else if constexpr (requires { Node::leaves; })
-            return Node::leaves; // vector nodes say themselves
+        else if constexpr (kind_of<Node> == node_kind::vector ||
+                           kind_of<Node> == node_kind::reduction)
+            return Node::leaves; // vector nodes and reductions say themselves
         else
             return leaf_set{};
     }();

@@ -39,17 +39,20 @@ inline constexpr bool cheap = cheap_rule<Op>;
 /// ones counted twice.
 template <class Node>
 constexpr std::size_t weight() {
-    if constexpr (requires { &Node::l; })
+    constexpr node_kind kind = kind_of<Node>;
+    if constexpr (kind == node_kind::binary)
         return (cheap<decltype(Node::op)> ? 1 : 2) + weight<decltype(Node::l)>() +
                weight<decltype(Node::r)>();
-    else if constexpr (requires { &Node::op; })
+    else if constexpr (kind == node_kind::unary || kind == node_kind::known_unary)
         return (cheap<decltype(Node::op)> ? 1 : 2) + weight<decltype(Node::a)>();
-    else if constexpr (requires { &Node::first; })
+    else if constexpr (kind == node_kind::select)
         return 1 + weight<decltype(Node::a)>() + weight<decltype(Node::b)>();
-    else if constexpr (requires { Node::name; })
+    else if constexpr (kind == node_kind::reduction)
         return 2; // a reduction, whose sweep walks its elements
-    else
+    else if constexpr (!is_operation<Node>)
         return 0;
+    else
+        static_assert(unhandled_kind<Node>, "zg::expr::weight: an unhandled operation");
 }
 
 // Cold and out of line: an error path inside the operators, which are inlined everywhere.
@@ -59,10 +62,19 @@ constexpr std::size_t weight() {
                 "zg::hessian from the leaves they give");
 }
 
-/// A reduction (zg::sum of a vector expression, say): a node with a name and no operands.
+/// A reduction (zg::sum of a vector expression, say): a node without operands that sweeps its
+/// elements itself.
 template <class Node>
-inline constexpr bool reduction_node = requires { Node::name; } && !requires { &Node::l; } &&
-                                       !requires { &Node::op; } && !requires { &Node::first; };
+inline constexpr bool reduction_node = kind_of<Node> == node_kind::reduction;
+
+/// A reduction that is a handle to what it keeps in the frame, copied into each use (it says so).
+template <class Node>
+inline constexpr bool handle_node = [] {
+    if constexpr (reduction_node<Node>)
+        return Node::handle;
+    else
+        return false;
+}();
 
 /// Whether a named expression used as an operand is kept once in the frame rather than copied
 /// into each use: when it holds more work than one costly operation or two cheap ones, or is a
@@ -78,7 +90,7 @@ inline constexpr bool worth_sharing =
 /// its elements), else a new shared node.
 template <class Tree>
 constexpr shared_base<typename Tree::value_type>* kept_node(const expression<Tree>& e) {
-    if constexpr (requires { e.tree.record; })
+    if constexpr (handle_node<Tree>)
         if (e.tree.record != nullptr) return e.tree.record;
     if (e.owner == nullptr) [[unlikely]]
         throw_no_frame();
@@ -104,7 +116,7 @@ constexpr shared_base<typename Tree::value_type>* shared_of(const expression<Tre
 template <class E>
 ZG_INLINE constexpr auto operand(E&& e) {
     using Tree = tree_of<E>;
-    if constexpr (requires { Tree::handle; }) {
+    if constexpr (handle_node<Tree>) {
         if constexpr (std::is_lvalue_reference_v<E>) {
             if (e.owner != nullptr && e.owner->depth() > e.depth) {
                 Tree promoted = e.tree;

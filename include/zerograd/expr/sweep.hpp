@@ -40,15 +40,28 @@ ZG_INLINE constexpr void backward_end(const Node& node, const T& adjoint, Sink& 
 
 // ---- The chain rule -----------------------------------------------------------------------------
 
-/// Where a sweep puts the adjoints that reach the leaves: scalar argument I (leaf<I>), the scalar
-/// argument of runtime index i that zg::jacobian's leaves are (add_scalar), element k of vector
-/// argument I (element<I>). The runtime layer's sinks take its ends' adjoints too: a shared node's,
-/// a scan's states and inputs, a reduction loop's accumulators (runtime/sinks.hpp).
+template <class T>
+struct slot_expr; // the ends of the runtime layer (runtime/nodes.hpp)
+template <class T>
+struct state_block;
+
+/// Where a sweep puts the adjoint of each end it reaches (visit_end): the call's sweep_context
+/// and a reduction loop's loop_sink (runtime/sinks.hpp), and a zg::scan row step's. A sink that
+/// cannot meet an end (a row step meets no shared node) declares the member anyway, with a
+/// static_assert in its body.
 template <class S, class T>
-concept Sink = requires(S& sink, const T& adjoint, std::size_t i) {
-    sink.template leaf<0>(adjoint);
-    sink.add_scalar(i, adjoint);
-    sink.template element<0>(i, adjoint);
+concept Sink = requires(S& sink, const T& adjoint, std::size_t i, shared_base<T>& node,
+                        const slot_expr<T>& slot, const state_block<T>& block) {
+    sink.template leaf<0>(adjoint);       // scalar argument I
+    sink.add_scalar(i, adjoint);          // the scalar argument of runtime index i (zg::jacobian)
+    sink.template element<0>(i, adjoint); // element k of vector argument I
+    sink.add_element(i, i, adjoint);      // element k of the vector argument of runtime index i
+    sink.shared(node, adjoint);           // a subexpression kept once in the frame
+    sink.slot(slot, adjoint);             // a number whose adjoint has a place of its own
+    sink.state(i, block, adjoint);        // state k of a zg::scan
+    sink.template broadcast<0>(adjoint);  // broadcast operand J of a reduction's loop
+    sink.template hoisted<0>(adjoint);    // hoisted part J of a reduction's loop
+    sink.context();                       // the call's sweep_context, for what a loop passes on
 };
 
 /// Adds `adjoint` times each local partial into the node's operands, recursively: the node's
@@ -57,7 +70,8 @@ concept Sink = requires(S& sink, const T& adjoint, std::size_t i) {
 /// still give zero; elsewhere a plain product gives the same.
 template <bool Strong = false, class Node, class T, class Sink>
 ZG_INLINE constexpr void backward(const Node& node, const T* values, const T& adjoint, Sink& sink) {
-    if constexpr (requires { node.l; }) {
+    constexpr node_kind kind = kind_of<Node>;
+    if constexpr (kind == node_kind::binary) {
         using L = decltype(node.l);
         using R = decltype(node.r);
         const T* r_values = values + slot_count<L>;
@@ -72,14 +86,14 @@ ZG_INLINE constexpr void backward(const Node& node, const T* values, const T& ad
         if constexpr (!is_constant<R>)
             backward<strong>(node.r, r_values,
                              detail::times<strong>(adjoint, node.op.dr(l, r, y)), sink);
-    } else if constexpr (requires { node.known_partial; }) {
+    } else if constexpr (kind == node_kind::known_unary) {
         constexpr bool strong = Strong || detail::unbounded<decltype(node.op)>;
         backward<strong>(node.a, values, detail::times<strong>(adjoint, node.known_partial), sink);
-    } else if constexpr (requires { node.op; }) {
+    } else if constexpr (kind == node_kind::unary) {
         constexpr bool strong = Strong || detail::unbounded<decltype(node.op)>;
         backward<strong>(node.a, values, detail::times<strong>(adjoint, unary_partial(node, values)),
                          sink);
-    } else if constexpr (requires { node.first; }) {
+    } else if constexpr (kind == node_kind::select) {
         if (node.first)
             backward<Strong>(node.a, values, adjoint, sink);
         else
@@ -134,19 +148,21 @@ ZG_INLINE constexpr bool finite(const T& x) {
 /// may make a finite value of an infinite operand has an operation for that operand.
 template <class Node>
 inline constexpr bool may_absorb = [] {
-    if constexpr (requires { Node::l; }) {
+    constexpr node_kind kind = kind_of<Node>;
+    if constexpr (kind == node_kind::binary) {
         using Op = decltype(Node::op);
         using L = decltype(Node::l);
         using R = decltype(Node::r);
         return may_absorb<L> || may_absorb<R> ||
                (!detail::keeps_non_finite_left<Op> && is_operation<L>) ||
                (!detail::keeps_non_finite<Op> && is_operation<R>);
-    } else if constexpr (requires { Node::op; }) {
+    } else if constexpr (kind == node_kind::unary || kind == node_kind::known_unary) {
         using A = decltype(Node::a);
         return may_absorb<A> || (!detail::keeps_non_finite<decltype(Node::op)> && is_operation<A>);
-    } else if constexpr (requires { Node::first; }) {
+    } else if constexpr (kind == node_kind::select) {
         return may_absorb<decltype(Node::a)> || may_absorb<decltype(Node::b)>;
     } else {
+        static_assert(!is_operation<Node>, "zg::expr::may_absorb: an unhandled operation");
         return false;
     }
 }();
@@ -170,7 +186,8 @@ ZG_INLINE constexpr bool finite_below(const Node& node, const T* values) {
 /// x * y by y) needs strong zeros.
 template <class Node, class T>
 ZG_INLINE constexpr bool absorbs_nothing(const Node& node, const T* values) {
-    if constexpr (requires { node.l; }) {
+    constexpr node_kind kind = kind_of<Node>;
+    if constexpr (kind == node_kind::binary) {
         const T* r_values = values + slot_count<decltype(node.l)>;
         bool holds = absorbs_nothing(node.l, values) && absorbs_nothing(node.r, r_values);
         if constexpr (!detail::keeps_non_finite_left<decltype(node.op)>)
@@ -178,15 +195,16 @@ ZG_INLINE constexpr bool absorbs_nothing(const Node& node, const T* values) {
         if constexpr (!detail::keeps_non_finite<decltype(node.op)>)
             holds = holds && finite_below(node.r, r_values);
         return holds;
-    } else if constexpr (requires { node.op; }) {
+    } else if constexpr (kind == node_kind::unary || kind == node_kind::known_unary) {
         bool holds = absorbs_nothing(node.a, values);
         if constexpr (!detail::keeps_non_finite<decltype(node.op)>)
             holds = holds && finite_below(node.a, values);
         return holds;
-    } else if constexpr (requires { node.first; }) {
+    } else if constexpr (kind == node_kind::select) {
         return node.first ? absorbs_nothing(node.a, values)
                           : absorbs_nothing(node.b, values + slot_count<decltype(node.a)>);
     } else {
+        static_assert(!is_operation<Node>, "zg::expr::absorbs_nothing: an unhandled operation");
         return true;
     }
 }
@@ -263,7 +281,8 @@ ZG_INLINE constexpr void visit_end(const element_expr<I, T, F>& e, const T& adjo
 /// A node without operands: an end above, or a reduction, whose node sweeps its elements.
 template <bool Strong, class Node, class T, class Sink>
 ZG_INLINE constexpr void backward_end(const Node& node, const T& adjoint, Sink& sink) {
-    if constexpr (requires { node.template backward<false>(adjoint, sink); }) {
+    constexpr node_kind kind = kind_of<Node>;
+    if constexpr (kind == node_kind::reduction) {
         // A reduction. A zero adjoint passes nothing, even where an element's partial is
         // infinite (a sum of cbrt at 0 under relu's dead side); an infinite one (sqrt of a sum
         // that is 0) nothing through an element's zero partial.
@@ -275,8 +294,11 @@ ZG_INLINE constexpr void backward_end(const Node& node, const T& adjoint, Sink& 
             }
         }
         node.template backward<false>(adjoint, sink);
-    } else {
+    } else if constexpr (kind == node_kind::argument || kind == node_kind::constant ||
+                         kind == node_kind::end || kind == node_kind::shared) {
         visit_end(node, adjoint, sink);
+    } else {
+        static_assert(unhandled_kind<Node>, "zg::expr::backward: a node kind it does not sweep");
     }
 }
 

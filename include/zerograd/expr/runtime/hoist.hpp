@@ -56,6 +56,10 @@ inline constexpr hoist_kind hoist_kind_of<binary_expr<div_op, L, R>> =
 /// the tree's slots: `count` parts, which parts(node) gives as a hana::tuple of trees.
 template <class Node, std::size_t J, hoist_kind = hoist_kind_of<Node>>
 struct hoisting {
+    // Ends, and an operation whose value and partial were computed where it was built, stay
+    // as they are; every other operation has a specialization below.
+    static_assert(!is_operation<Node> || kind_of<Node> == node_kind::known_unary,
+                  "zg::expr: hoisting meets an operation of a kind it does not handle");
     using type = Node;
     static constexpr std::size_t count = 0;
     static constexpr auto parts(const Node&) { return hana::make_tuple(); }

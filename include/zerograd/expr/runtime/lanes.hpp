@@ -54,6 +54,7 @@ template <std::size_t I, class F>
 struct paired_element_expr {
     using value_type = double_pair;
     using call = F;
+    static constexpr node_kind kind = node_kind::end;
     double_pair value;
     std::size_t index, second;
 };

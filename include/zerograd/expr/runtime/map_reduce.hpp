@@ -455,8 +455,10 @@ template <class T, class F, class Kept>
 struct mapped_expr {
     using value_type = T;
     using call = F;
+    static constexpr node_kind kind = node_kind::reduction;
     static constexpr std::string_view name = "map-reduce";
     static constexpr bool handle = true; // copied into its uses (see detail::operand)
+    static constexpr leaf_set leaves{}; // what it reaches it notes when it is built
     T value;
     const detail::accumulator<T>* swept;
     shared_base<T>* record;

@@ -20,6 +20,7 @@ struct shared_base; // zerograd/expr/runtime/frame.hpp: a subexpression kept onc
 template <class T>
 struct slot_expr {
     using value_type = T;
+    static constexpr node_kind kind = node_kind::end;
     T value;
     T* adjoint;
 };
@@ -38,6 +39,7 @@ template <class T, class F>
 struct state_expr {
     using value_type = T;
     using call = F;
+    static constexpr node_kind kind = node_kind::end;
     T value;
     std::size_t index;
     const state_block<T>* block;
@@ -48,6 +50,7 @@ struct state_expr {
 template <std::size_t J, class T>
 struct broadcast_expr {
     using value_type = T;
+    static constexpr node_kind kind = node_kind::end;
     T value;
 };
 
@@ -57,6 +60,7 @@ struct broadcast_expr {
 template <std::size_t J, class T>
 struct hoisted_expr {
     using value_type = T;
+    static constexpr node_kind kind = node_kind::end;
     T value;
 };
 
@@ -68,13 +72,12 @@ template <class T, class F>
 struct shared_expr {
     using value_type = T;
     using call = F;
+    static constexpr node_kind kind = node_kind::shared;
     shared_base<T>* node;
 };
 
 template <class Node>
-inline constexpr bool is_shared = false;
-template <class T, class F>
-inline constexpr bool is_shared<shared_expr<T, F>> = true;
+inline constexpr bool is_shared = kind_of<Node> == node_kind::shared;
 
 // ---- Where their adjoints go -------------------------------------------------------------------
 
@@ -108,6 +111,18 @@ void describe_end(const shared_expr<T, F>& s, described_node& d) {
 template <class T, class F>
 void describe_end(const state_expr<T, F>&, described_node& d) {
     d.label = "state";
+}
+template <class T>
+void describe_end(const slot_expr<T>&, described_node& d) {
+    d.label = "state"; // a zg::scan step's previous state or input
+}
+template <std::size_t J, class T>
+void describe_end(const broadcast_expr<J, T>&, described_node& d) {
+    d.label = "broadcast";
+}
+template <std::size_t J, class T>
+void describe_end(const hoisted_expr<J, T>&, described_node& d) {
+    d.label = "hoisted";
 }
 
 } // namespace zg::expr

@@ -246,6 +246,8 @@ template <class V>
 struct summed_expr {
     using value_type = typename V::value_type;
     using call = call_of<V>;
+    static constexpr node_kind kind = node_kind::reduction;
+    static constexpr bool handle = false;
     static constexpr std::string_view name = "sum";
     // Its sweep adds into the scalar arguments directly; the vectors it notes when it is built.
     static constexpr leaf_set leaves{leaves_of<V>.scalars, 0};

@@ -231,10 +231,37 @@ struct row_recurrence : shared_base<T> {
             row[2 + std::popcount(Leaves & ((std::uint64_t{1} << I) - 1))] += adjoint;
         }
         ZG_INLINE void slot(const slot_expr<T>& s, const T& adjoint) { *s.adjoint += adjoint; }
-        // A row step has no argument of a runtime index and no vector element (row_end).
-        void add_scalar(std::size_t, const T&) {}
-        template <std::size_t I>
-        void element(std::size_t, const T&) {}
+        // A row step's ends are leaves, constants and slots alone (row_end): the other members
+        // of a sink are never called.
+        template <class U = T>
+        void add_scalar(std::size_t, const U&) {
+            static_assert(!sizeof(U), "a zg::scan row step with an argument of a runtime index");
+        }
+        template <std::size_t I, class U = T>
+        void element(std::size_t, const U&) {
+            static_assert(!sizeof(U), "a zg::scan row step with a vector element");
+        }
+        template <class U = T>
+        void add_element(std::size_t, std::size_t, const U&) {
+            static_assert(!sizeof(U), "a zg::scan row step with a vector element");
+        }
+        template <class U = T>
+        void shared(shared_base<U>&, const U&) {
+            static_assert(!sizeof(U), "a zg::scan row step with a shared node");
+        }
+        template <class U = T>
+        void state(std::size_t, const state_block<U>&, const U&) {
+            static_assert(!sizeof(U), "a zg::scan row step with a scan's state");
+        }
+        template <std::size_t J, class U = T>
+        void broadcast(const U&) {
+            static_assert(!sizeof(U), "a zg::scan row step with a broadcast operand");
+        }
+        template <std::size_t J, class U = T>
+        void hoisted(const U&) {
+            static_assert(!sizeof(U), "a zg::scan row step with a hoisted part");
+        }
+        row_sink& context() { return *this; }
     };
 
     static void sweep_node(shared_base<T>& base, sweep_context<T>& context) {
@@ -282,7 +309,9 @@ template <class T, class F>
 struct scan_expr {
     using value_type = T;
     using call = F;
+    static constexpr node_kind kind = node_kind::vector;
     static constexpr std::size_t broadcasts = 0;
+    static constexpr leaf_set leaves{}; // its recurrence reaches the arguments
     const state_block<T>* block; // the recurrence's
     const T* states;
     std::size_t offset; // of the first state shown (a slice shows fewer)

@@ -70,6 +70,15 @@ struct sweep_context {
     ZG_INLINE constexpr void add_element(std::size_t i, std::size_t k, const T& adjoint) {
         vectors[i][k] += adjoint;
     }
+    // Broadcast operands and hoisted parts are ends of a reduction's loop only (loop_sink).
+    template <std::size_t J>
+    constexpr void broadcast(const T&) {
+        static_assert(J != J, "zg::expr: a broadcast operand outside a reduction's loop");
+    }
+    template <std::size_t J>
+    constexpr void hoisted(const T&) {
+        static_assert(J != J, "zg::expr: a hoisted part outside a reduction's loop");
+    }
     constexpr sweep_context& context() { return *this; }
 
 private:

@@ -37,6 +37,7 @@ template <std::size_t I, class T, class F>
 struct vector_leaf_expr {
     using value_type = T;
     using call = F;
+    static constexpr node_kind kind = node_kind::vector;
     static constexpr std::size_t broadcasts = 0;
     static constexpr leaf_set leaves{0, detail::argument_bit<I>()};
     std::span<const T> values;
@@ -49,6 +50,9 @@ struct vector_leaf_expr {
     }
     template <std::size_t J, class Sink>
     constexpr void pass_broadcasts(const T*, Sink&) const {}
+    constexpr vector_leaf_expr sliced(std::size_t from, std::size_t count) const {
+        return {values.subspan(from, count), offset + from};
+    }
 };
 
 /// A range of plain numbers the lambda holds (data): no gradient. Its elements are read where
@@ -57,7 +61,9 @@ struct vector_leaf_expr {
 template <class T>
 struct vector_constant_expr {
     using value_type = T;
+    static constexpr node_kind kind = node_kind::vector;
     static constexpr std::size_t broadcasts = 0;
+    static constexpr leaf_set leaves{};
     std::span<const T> values;
 
     constexpr std::size_t size() const { return values.size(); }
@@ -67,6 +73,9 @@ struct vector_constant_expr {
     }
     template <std::size_t J, class Sink>
     constexpr void pass_broadcasts(const T*, Sink&) const {}
+    constexpr vector_constant_expr sliced(std::size_t from, std::size_t count) const {
+        return {values.subspan(from, count)};
+    }
 };
 
 namespace detail {
@@ -89,6 +98,15 @@ ZG_INLINE constexpr auto element_of(const Node& node, std::size_t k) {
         return node.template element<Loop, J>(k);
     else if constexpr (Loop && broadcasts_of<Node>() == 1)
         return broadcast_expr<J, typename Node::value_type>{node.node->value};
+    else
+        return node;
+}
+
+/// An operand of an elementwise operation, sliced: a vector, or a broadcast scalar as it is.
+template <class Node>
+ZG_INLINE constexpr Node slice_operand(const Node& node, std::size_t from, std::size_t count) {
+    if constexpr (vector_node<Node>)
+        return node.sliced(from, count);
     else
         return node;
 }
@@ -117,6 +135,7 @@ template <class Op, class V>
 struct vector_unary_expr {
     using value_type = typename V::value_type;
     using call = call_of<V>;
+    static constexpr node_kind kind = node_kind::vector;
     static constexpr std::size_t broadcasts = V::broadcasts;
     static constexpr leaf_set leaves = leaves_of<V>;
     [[no_unique_address]] Op op;
@@ -133,6 +152,9 @@ struct vector_unary_expr {
     constexpr void pass_broadcasts(const value_type* totals, Sink& sink) const {
         v.template pass_broadcasts<J>(totals, sink);
     }
+    constexpr vector_unary_expr sliced(std::size_t from, std::size_t count) const {
+        return {op, v.sliced(from, count)};
+    }
 };
 
 /// op applied elementwise to two vectors of one size, or to a vector and a broadcast scalar.
@@ -140,6 +162,7 @@ template <class Op, class L, class R>
 struct vector_binary_expr {
     using value_type = typename L::value_type;
     using call = detail::joined_call<call_of<L>, call_of<R>>;
+    static constexpr node_kind kind = node_kind::vector;
     static constexpr std::size_t broadcasts =
         detail::broadcasts_of<L>() + detail::broadcasts_of<R>();
     static constexpr leaf_set leaves = leaves_of<L> | leaves_of<R>;
@@ -168,6 +191,9 @@ struct vector_binary_expr {
     constexpr void pass_broadcasts(const value_type* totals, Sink& sink) const {
         detail::pass_operand<J>(l, totals, sink);
         detail::pass_operand<J + detail::broadcasts_of<L>()>(r, totals, sink);
+    }
+    constexpr vector_binary_expr sliced(std::size_t from, std::size_t count) const {
+        return {op, detail::slice_operand(l, from, count), detail::slice_operand(r, from, count)};
     }
 };
 
@@ -266,24 +292,6 @@ ZG_INLINE constexpr auto element_at(const expression<Tree>& v, std::size_t i) {
     return make(v.tree.template element<false, 0>(i), v.owner);
 }
 
-template <class Node>
-ZG_INLINE constexpr Node slice_node(const Node& node, std::size_t offset, std::size_t count) {
-    if constexpr (!vector_node<Node>) {
-        return node; // a broadcast scalar
-    } else if constexpr (requires { node.sliced(offset, count); }) {
-        return node.sliced(offset, count);
-    } else if constexpr (requires { node.values; }) {
-        Node sliced = node;
-        sliced.values = node.values.subspan(offset, count);
-        if constexpr (requires { node.offset; }) sliced.offset = node.offset + offset;
-        return sliced;
-    } else if constexpr (requires { node.l; }) {
-        return Node(node.op, slice_node(node.l, offset, count), slice_node(node.r, offset, count));
-    } else {
-        return Node(node.op, slice_node(node.v, offset, count));
-    }
-}
-
 } // namespace detail
 
 /// Elements offset, ..., offset + count - 1 of a vector expression: `zg::slice(x, 1, n - 1)`
@@ -292,7 +300,7 @@ template <detail::vector_expression V>
 ZG_INLINE constexpr auto slice(const V& v, std::size_t offset, std::size_t count) {
     if (offset > v.tree.size() || count > v.tree.size() - offset) [[unlikely]]
         zg::detail::throw_slice_past_the_end(offset, count, v.tree.size(), "vector");
-    return detail::make(detail::slice_node(v.tree, offset, count), v.owner);
+    return detail::make(v.tree.sliced(offset, count), v.owner);
 }
 
 /// The number of elements of a vector expression.
