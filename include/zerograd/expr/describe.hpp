@@ -40,36 +40,41 @@ inline std::string number(double x) {
 template <class Node, class T>
 std::size_t describe(const Node& node, const T* values, description& out) {
     using zg::detail::primal;
-    described_node d;
     constexpr node_kind kind = kind_of<Node>;
-    if constexpr (kind == node_kind::binary) {
-        const T* r_values = values + slot_count<decltype(node.l)>;
-        const T& l = value_at(node.l, values);
-        const T& r = value_at(node.r, r_values);
-        const T& y = r_values[slot_count<decltype(node.r)>];
-        d.label = std::string(node.op.name);
-        const std::size_t left = describe(node.l, values, out);
-        const std::size_t right = describe(node.r, r_values, out);
-        d.children = {{left, primal(node.op.dl(l, r, y))}, {right, primal(node.op.dr(l, r, y))}};
-    } else if constexpr (kind == node_kind::known_unary) {
-        d.label = std::string(node.op.name);
-        d.children = {{describe(node.a, values, out), primal(node.known_partial)}};
-    } else if constexpr (kind == node_kind::unary) {
-        d.label = std::string(node.op.name);
-        d.children = {{describe(node.a, values, out), primal(unary_partial(node, values))}};
-    } else if constexpr (kind == node_kind::select) {
-        d.label = node.first ? "select (first)" : "select (second)";
-        const std::size_t a = describe(node.a, values, out);
-        const std::size_t b = describe(node.b, values + slot_count<decltype(node.a)>, out);
-        d.children = {{a, node.first ? 1.0 : 0.0}, {b, node.first ? 0.0 : 1.0}};
-    } else if constexpr (!is_operation<Node>) {
-        describe_end(node, d);
+    if constexpr (kind == node_kind::held) {
+        return describe(*node.tree, values, out); // the tree it holds, as if copied here
     } else {
-        static_assert(unhandled_kind<Node>, "zg::expr::describe: an unhandled operation");
+        described_node d;
+        if constexpr (kind == node_kind::binary) {
+            const T* r_values = values + slot_count<decltype(node.l)>;
+            const T& l = value_at(node.l, values);
+            const T& r = value_at(node.r, r_values);
+            const T& y = r_values[slot_count<decltype(node.r)>];
+            d.label = std::string(node.op.name);
+            const std::size_t left = describe(node.l, values, out);
+            const std::size_t right = describe(node.r, r_values, out);
+            d.children = {{left, primal(node.op.dl(l, r, y))},
+                          {right, primal(node.op.dr(l, r, y))}};
+        } else if constexpr (kind == node_kind::known_unary) {
+            d.label = std::string(node.op.name);
+            d.children = {{describe(node.a, values, out), primal(node.known_partial)}};
+        } else if constexpr (kind == node_kind::unary) {
+            d.label = std::string(node.op.name);
+            d.children = {{describe(node.a, values, out), primal(unary_partial(node, values))}};
+        } else if constexpr (kind == node_kind::select) {
+            d.label = node.first ? "select (first)" : "select (second)";
+            const std::size_t a = describe(node.a, values, out);
+            const std::size_t b = describe(node.b, values + slot_count<decltype(node.a)>, out);
+            d.children = {{a, node.first ? 1.0 : 0.0}, {b, node.first ? 0.0 : 1.0}};
+        } else if constexpr (!is_operation<Node>) {
+            describe_end(node, d);
+        } else {
+            static_assert(unhandled_kind<Node>, "zg::expr::describe: an unhandled operation");
+        }
+        d.value = detail::number(primal(value_at(node, values)));
+        out.push_back(std::move(d));
+        return out.size() - 1;
     }
-    d.value = detail::number(primal(value_at(node, values)));
-    out.push_back(std::move(d));
-    return out.size() - 1;
 }
 
 template <std::size_t I, class T, class F>

@@ -52,6 +52,7 @@ enum class node_kind {
     select,      ///< zg::select(c, a, b): select_expr
     reduction,   ///< no operands; its own backward sweeps its elements: summed_expr, mapped_expr
     vector,      ///< a vector expression, which builds element k's scalar tree on demand
+    held,        ///< a large operation kept once in the call's frame, and used through a pointer
 };
 
 /// A node type: it has a scalar type and states its kind.
@@ -173,6 +174,18 @@ struct select_expr {
     B b;
 };
 
+/// An operation too large to copy into every operation built on it, kept once in the call's
+/// frame (see detail::operand): its one operand is the tree it points to, which it is in every
+/// walk. So building a long formula copies a bounded part of it at each operation (its size
+/// grows, not the work of building it), and the tree the compiler sees stays small enough for
+/// registers.
+template <class Tree>
+struct held_expr {
+    using value_type = typename Tree::value_type;
+    static constexpr node_kind kind = node_kind::held;
+    const Tree* tree;
+};
+
 /// Vector nodes (zerograd/expr/runtime/vector.hpp) hold spans of arguments and data, and build
 /// element k's scalar tree on demand; they say how many scalar operands they broadcast.
 template <class Node>
@@ -194,6 +207,8 @@ inline constexpr auto operands_of = [] {
         return hana::tuple_t<decltype(Node::l), decltype(Node::r)>;
     else if constexpr (kind == node_kind::select)
         return hana::tuple_t<decltype(Node::a), decltype(Node::b)>;
+    else if constexpr (kind == node_kind::held)
+        return hana::tuple_t<std::remove_cvref_t<decltype(*Node::tree)>>;
     else
         return hana::tuple_t<>;
 }();
@@ -254,6 +269,20 @@ template <class Op, class A>
 inline constexpr std::size_t own_slots<unary_expr<Op, A>> =
     zg::detail::fused_rule<Op, typename A::value_type> ? 2 : 1;
 
+template <class Tree>
+inline constexpr std::size_t own_slots<held_expr<Tree>> = 0; // its value is its tree's
+
+/// Whether a tree holds a part of itself through a pointer (held_expr).
+template <class Node>
+inline constexpr bool holds_any = [] {
+    if constexpr (kind_of<Node> == node_kind::held)
+        return true;
+    else
+        return hana::unpack(operands_of<Node>, [](auto... operand) {
+            return (false || ... || holds_any<typename decltype(operand)::type>);
+        });
+}();
+
 template <class Node>
 inline constexpr std::size_t slot_count = hana::unpack(operands_of<Node>, [](auto... operand) {
     return (own_slots<Node> + ... + slot_count<typename decltype(operand)::type>);
@@ -286,6 +315,9 @@ ZG_INLINE constexpr const T& value_at(const Node& node, const T* values) {
 template <class N>
 concept Node = declared_node<N>;
 
+template <class Tree, class T>
+constexpr void evaluate_held(const Tree& tree, T* values);
+
 /// Computes the values of the tree's operations into values[0], values[1], ...
 template <Node N, class T>
 ZG_INLINE constexpr void evaluate(const N& node, T* values) {
@@ -314,6 +346,8 @@ ZG_INLINE constexpr void evaluate(const N& node, T* values) {
         evaluate(node.b, b_values);
         b_values[slot_count<decltype(node.b)>] =
             node.first ? value_at(node.a, values) : value_at(node.b, b_values);
+    } else if constexpr (kind == node_kind::held) {
+        evaluate_held(*node.tree, values);
     } else if constexpr (is_operation<N>) {
         static_assert(unhandled_kind<N>, "zg::expr::evaluate: an operation of an unhandled kind");
     } // an end holds its value
@@ -333,6 +367,21 @@ ZG_INLINE constexpr T unary_partial(const unary_expr<Op, A>& node, const T* valu
 /// Trees of up to this many operations are evaluated and swept where they are used; larger ones
 /// in a function of their own (ZG_APART), where the call costs little beside the work.
 inline constexpr std::size_t inline_slots = 128;
+
+/// The evaluation of a held tree (held_expr): where it is used, or apart for a large one. Not
+/// constexpr, so that the compiler makes each such function on its own rather than inside the
+/// one that calls it: a long formula's walks never nest deeper than one held tree.
+template <class Tree, class T>
+ZG_APART void evaluate_apart(const Tree& tree, T* values) {
+    evaluate(tree, values);
+}
+template <class Tree, class T>
+ZG_INLINE constexpr void evaluate_held(const Tree& tree, T* values) {
+    if constexpr (slot_count<Tree> > inline_slots)
+        evaluate_apart(tree, values);
+    else
+        evaluate(tree, values);
+}
 
 template <class Tree>
 ZG_APART constexpr values_of<Tree> evaluated_apart(const Tree& tree) {
@@ -437,6 +486,20 @@ struct leaves_of_node<element_expr<I, T, F>> {
     static constexpr leaf_set value{0, argument_bit<I>()};
 };
 } // namespace detail
+
+/// The scalar arguments that every sweep of a tree of operations reaches: all of its leaves but
+/// those that only one side of a zg::select holds.
+template <class Node>
+inline constexpr std::uint64_t sure_leaves = [] {
+    if constexpr (is_pick<Node>)
+        return sure_leaves<decltype(Node::a)> & sure_leaves<decltype(Node::b)>;
+    else if constexpr (is_operation<Node>)
+        return hana::unpack(operands_of<Node>, [](auto... operand) {
+            return (std::uint64_t{0} | ... | sure_leaves<typename decltype(operand)::type>);
+        });
+    else
+        return leaves_of<Node>.scalars;
+}();
 
 // ---- Calling the user's function ---------------------------------------------------------------
 

@@ -31,6 +31,8 @@ namespace detail {
 /// Bytes of a call's frame kept on the caller's stack: a call whose shared nodes fit allocates
 /// nothing.
 inline constexpr std::size_t stack_frame_bytes = 8192;
+/// The same for a call that keeps no frame but the trees of a long formula holds.
+inline constexpr std::size_t held_stack_bytes = 3072;
 
 /// Makes `f` this thread's current frame (for verbs with no expression to find it from) until
 /// the scope ends, restoring the previous one (a zg::grad inside the lambda).
@@ -220,20 +222,6 @@ ZG_INLINE constexpr bool any_nan(const std::array<T, N>& gradient) {
     return nan;
 }
 
-/// The scalar arguments that every sweep of a tree of operations reaches: all of its leaves but
-/// those that only one side of a zg::select holds.
-template <class Node>
-inline constexpr std::uint64_t sure_leaves = [] {
-    if constexpr (is_pick<Node>)
-        return sure_leaves<decltype(Node::a)> & sure_leaves<decltype(Node::b)>;
-    else if constexpr (is_operation<Node>)
-        return hana::unpack(operands_of<Node>, [](auto... operand) {
-            return (std::uint64_t{0} | ... | sure_leaves<typename decltype(operand)::type>);
-        });
-    else
-        return leaves_of<Node>.scalars;
-}();
-
 /// A call whose result needs no frame (see frameless): what a hand-written adjoint computes and
 /// nothing else. Its frame object holds what f builds on the way and does not return (a named
 /// intermediate it compares, say): it has no memory of its own until then, is not this thread's
@@ -249,8 +237,8 @@ inline constexpr std::uint64_t sure_leaves = [] {
 /// drops, as a hand-written adjoint assigns its first term (such a gradient that is exactly
 /// zero may come out as -0.0, as it does by hand).
 template <scalar_call Call, class T, std::size_t N, class F>
-ZG_INLINE constexpr scalar_sweep<T, N> sweep_frameless(F& f, const std::array<T, N>& values) {
-    frame<T> call{std::span<argument_state<T>>{}, id_of<F>};
+ZG_INLINE constexpr scalar_sweep<T, N> sweep_frameless_in(frame<T>& call, F& f,
+                                                          const std::array<T, N>& values) {
     const auto y = call_on_leaves(f, values, &call, std::make_index_sequence<N>{});
     if constexpr (Expression<decltype(y)>) {
         using tree = tree_of<decltype(y)>;
@@ -267,6 +255,31 @@ ZG_INLINE constexpr scalar_sweep<T, N> sweep_frameless(F& f, const std::array<T,
     } else {
         return {T(y), {}};
     }
+}
+/// sweep_frameless where f's tree holds parts of itself (a long formula): they start on this
+/// stack, and the walks through them are inlined here.
+template <scalar_call Call, class T, std::size_t N, class F>
+[[gnu::flatten]] inline constexpr scalar_sweep<T, N> sweep_frameless_holding(
+    F& f, const std::array<T, N>& values) {
+    if (std::is_constant_evaluated()) {
+        frame<T> call{std::span<argument_state<T>>{}, id_of<F>};
+        return sweep_frameless_in<Call>(call, f, values);
+    }
+    alignas(16) std::byte stack[held_stack_bytes];
+    frame<T> call{std::span<argument_state<T>>{}, id_of<F>};
+    call.hold_on(stack);
+    return sweep_frameless_in<Call>(call, f, values);
+}
+template <scalar_call Call, class T, std::size_t N, class F>
+ZG_INLINE constexpr scalar_sweep<T, N> sweep_frameless(F& f, const std::array<T, N>& values) {
+    using result = decltype(call_on_leaves(f, values, static_cast<frame<T>*>(nullptr),
+                                           std::make_index_sequence<N>{}));
+    if constexpr (Expression<result>) {
+        if constexpr (holds_any<tree_of<result>>)
+            return sweep_frameless_holding<Call>(f, values);
+    }
+    frame<T> call{std::span<argument_state<T>>{}, id_of<F>};
+    return sweep_frameless_in<Call>(call, f, values);
 }
 
 /// sweep_scalars at run time: the frame starts on this stack, and verbs without an expression to

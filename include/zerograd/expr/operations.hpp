@@ -38,22 +38,24 @@ inline constexpr bool cheap = cheap_rule<Op>;
 /// How much work evaluating and sweeping a tree again would repeat: its operations, the costly
 /// ones counted twice.
 template <class Node>
-constexpr std::size_t weight() {
+inline constexpr std::size_t weight = [] {
     constexpr node_kind kind = kind_of<Node>;
     if constexpr (kind == node_kind::binary)
-        return (cheap<decltype(Node::op)> ? 1 : 2) + weight<decltype(Node::l)>() +
-               weight<decltype(Node::r)>();
+        return (cheap<decltype(Node::op)> ? 1 : 2) + weight<decltype(Node::l)> +
+               weight<decltype(Node::r)>;
     else if constexpr (kind == node_kind::unary || kind == node_kind::known_unary)
-        return (cheap<decltype(Node::op)> ? 1 : 2) + weight<decltype(Node::a)>();
+        return (cheap<decltype(Node::op)> ? 1 : 2) + weight<decltype(Node::a)>;
     else if constexpr (kind == node_kind::select)
-        return 1 + weight<decltype(Node::a)>() + weight<decltype(Node::b)>();
+        return 1 + weight<decltype(Node::a)> + weight<decltype(Node::b)>;
     else if constexpr (kind == node_kind::reduction)
-        return 2; // a reduction, whose sweep walks its elements
+        return std::size_t{2}; // a reduction, whose sweep walks its elements
+    else if constexpr (kind == node_kind::held)
+        return weight<std::remove_cvref_t<decltype(*Node::tree)>>;
     else if constexpr (!is_operation<Node>)
-        return 0;
+        return std::size_t{0};
     else
         static_assert(unhandled_kind<Node>, "zg::expr::weight: an unhandled operation");
-}
+}();
 
 // Cold and out of line: an error path inside the operators, which are inlined everywhere.
 [[noreturn, gnu::cold, gnu::noinline]] inline void throw_no_frame() {
@@ -84,7 +86,7 @@ inline constexpr bool handle_node = [] {
 /// pointers, so a tree grows by the operations written, not by the number of uses.
 template <class Tree>
 inline constexpr bool worth_sharing =
-    !vector_node<Tree> && (weight<Tree>() >= 3 || reduction_node<Tree>);
+    !vector_node<Tree> && (weight<Tree> >= 3 || reduction_node<Tree>);
 
 /// e kept once in its frame: the record e stands for, where it is one (a map-reduce that kept
 /// its elements), else a new shared node.
@@ -108,8 +110,38 @@ constexpr shared_base<typename Tree::value_type>* shared_of(const expression<Tre
 }
 
 
+/// The size above which an operation built of a tree holds it (held_expr) instead of copying it:
+/// what stays in registers. Building a formula of n operations then copies a bounded part at
+/// each: O(n), where copying every operand whole made a left-nested sum O(n^2).
+inline constexpr std::size_t hold_bytes = 256;
+
+/// Whether a tree is held rather than copied into the operation built of it.
+template <class Tree>
+inline constexpr bool worth_holding =
+    is_operation<Tree> && !vector_node<Tree> && sizeof(Tree) > hold_bytes;
+
+/// Made where a tree is held, while it is the newest part of the formula: what its type gives
+/// (slots, leaves, call, weight, ...), and, for a large tree, its walks apart, each of which
+/// then stands alone when a larger formula's is made. So nothing the compiler makes of a long
+/// formula nests deeper than one held tree. (A variable, computed where it is named: a function
+/// called there would be made later, after the formula's.)
+template <class Tree>
+inline constexpr bool held_walks_made = [] {
+    using T = typename Tree::value_type;
+    (void)slot_count<Tree>, (void)static_tree<Tree>, (void)leaves_of<Tree>, (void)sure_leaves<Tree>,
+        (void)weight<Tree>, (void)may_absorb<Tree>, (void)id_of<call_of<Tree>>;
+    if constexpr (slot_count<Tree> > inline_slots) {
+        (void)&evaluate_apart<Tree, T>;
+        (void)&absorbs_nothing_apart<Tree, T>;
+        (void)&backward_apart<false, Tree, T, sweep_context<T>>;
+        (void)&backward_apart<true, Tree, T, sweep_context<T>>;
+    }
+    return true;
+}();
+
 /// What an operation holds for its operand e: for a named expression worth sharing (an lvalue,
-/// so it may be used again), a pointer to its shared node; else e's tree, copied. A map-reduce is
+/// so it may be used again), a pointer to its shared node; for a large one made for this
+/// operation, a pointer to it held in the frame; else e's tree, copied. A map-reduce is
 /// a handle to what it keeps, copied into each use; but a named one used inside an element
 /// function deeper than where it was made (a sum that every element of another sum uses) is
 /// swept through a shared node, once, not once per element of the other sum.
@@ -129,6 +161,11 @@ ZG_INLINE constexpr auto operand(E&& e) {
         return e.tree;
     } else if constexpr (std::is_lvalue_reference_v<E> && worth_sharing<Tree>) {
         return shared_expr<typename Tree::value_type, call_of<Tree>>{shared_of(e)};
+    } else if constexpr (worth_holding<Tree>) {
+        static_assert(held_walks_made<Tree>);
+        if (e.owner == nullptr) [[unlikely]]
+            throw_no_frame();
+        return held_expr<Tree>{e.owner->hold(e.tree)};
     } else {
         return e.tree;
     }
@@ -160,7 +197,7 @@ ZG_INLINE constexpr expression<Node> make(const Node& node, frame<T>* owner) {
 template <class E>
 ZG_INLINE constexpr auto broadcast_operand(E&& e) {
     using Tree = tree_of<E>;
-    if constexpr (weight<Tree>() == 0)
+    if constexpr (weight<Tree> == 0)
         return e.tree;
     else if constexpr (std::is_lvalue_reference_v<E>)
         return shared_expr<typename Tree::value_type, call_of<Tree>>{shared_of(e)};

@@ -37,6 +37,10 @@ inline constexpr bool unbounded = zg::unbounded_partials<std::remove_cvref_t<Op>
 // A node without operands (below): a leaf, a constant, a shared node, a reduction.
 template <bool Strong, class Node, class T, class Sink>
 ZG_INLINE constexpr void backward_end(const Node& node, const T& adjoint, Sink& sink);
+// A held tree (below): where it is used, or apart for a large one.
+template <bool Strong, class Tree, class T, class Sink>
+ZG_INLINE constexpr void backward_held(const Tree& tree, const T* values, const T& adjoint,
+                                       Sink& sink);
 
 // ---- The chain rule -----------------------------------------------------------------------------
 
@@ -98,6 +102,8 @@ ZG_INLINE constexpr void backward(const Node& node, const T* values, const T& ad
             backward<Strong>(node.a, values, adjoint, sink);
         else
             backward<Strong>(node.b, values + slot_count<decltype(node.a)>, adjoint, sink);
+    } else if constexpr (kind == node_kind::held) {
+        backward_held<Strong>(*node.tree, values, adjoint, sink);
     } else {
         backward_end<Strong>(node, adjoint, sink);
     }
@@ -107,6 +113,21 @@ template <bool Strong, class Node, class T, class Sink>
 ZG_APART constexpr void sweep_tree_apart(const Node& node, const T* values, const T& adjoint,
                                          Sink& sink) {
     backward<Strong>(node, values, adjoint, sink);
+}
+
+/// The sweep of a large held tree, not constexpr for the reason evaluate_apart is not.
+template <bool Strong, class Tree, class T, class Sink>
+ZG_APART void backward_apart(const Tree& tree, const T* values, const T& adjoint, Sink& sink) {
+    backward<Strong>(tree, values, adjoint, sink);
+}
+
+template <bool Strong, class Tree, class T, class Sink>
+ZG_INLINE constexpr void backward_held(const Tree& tree, const T* values, const T& adjoint,
+                                       Sink& sink) {
+    if constexpr (slot_count<Tree> > inline_slots)
+        backward_apart<Strong>(tree, values, adjoint, sink);
+    else
+        backward<Strong>(tree, values, adjoint, sink);
 }
 
 /// The sweep of a tree from its root: where it is used, or apart for a large tree (see
@@ -161,6 +182,8 @@ inline constexpr bool may_absorb = [] {
         return may_absorb<A> || (!detail::keeps_non_finite<decltype(Node::op)> && is_operation<A>);
     } else if constexpr (kind == node_kind::select) {
         return may_absorb<decltype(Node::a)> || may_absorb<decltype(Node::b)>;
+    } else if constexpr (kind == node_kind::held) {
+        return may_absorb<std::remove_cvref_t<decltype(*Node::tree)>>;
     } else {
         static_assert(!is_operation<Node>, "zg::expr::may_absorb: an unhandled operation");
         return false;
@@ -176,6 +199,14 @@ ZG_INLINE constexpr bool finite_below(const Node& node, const T* values) {
         return detail::finite(value_at(node, values));
     else
         return true;
+}
+
+template <class Node, class T>
+ZG_INLINE constexpr bool absorbs_nothing(const Node& node, const T* values);
+/// absorbs_nothing of a large held tree, apart (see evaluate_apart).
+template <class Node, class T>
+[[gnu::noinline]] bool absorbs_nothing_apart(const Node& node, const T* values) {
+    return absorbs_nothing(node, values);
 }
 
 /// Whether the operands of the operations of a tree that may make a finite value of an infinite
@@ -203,6 +234,11 @@ ZG_INLINE constexpr bool absorbs_nothing(const Node& node, const T* values) {
     } else if constexpr (kind == node_kind::select) {
         return node.first ? absorbs_nothing(node.a, values)
                           : absorbs_nothing(node.b, values + slot_count<decltype(node.a)>);
+    } else if constexpr (kind == node_kind::held) {
+        if constexpr (slot_count<std::remove_cvref_t<decltype(*node.tree)>> > inline_slots)
+            return absorbs_nothing_apart(*node.tree, values);
+        else
+            return absorbs_nothing(*node.tree, values);
     } else {
         static_assert(!is_operation<Node>, "zg::expr::absorbs_nothing: an unhandled operation");
         return true;

@@ -111,6 +111,44 @@ struct immediate_target {
     std::uint64_t reached = 0; // the vector arguments it has partials for
 };
 
+// ---- Held trees' memory -------------------------------------------------------------------------
+
+namespace detail {
+/// Blocks of memory for held trees past the caller's stack (frame::hold), a stack of them per
+/// thread: a call takes blocks and gives them back to its mark when it ends, so that nested
+/// calls (a gradient inside a lambda) unwind in order.
+struct held_block {
+    std::byte* data;
+    std::byte* end;
+    std::size_t mark; // the thread's blocks in use before this one
+};
+inline constexpr std::size_t no_held_mark = std::size_t(-1);
+struct held_blocks {
+    std::vector<std::unique_ptr<std::byte[]>> blocks;
+    std::vector<std::size_t> sizes;
+    std::size_t used = 0;
+};
+/// A block of at least `bytes`: out of line and cold, and given no pointer into the caller's
+/// frame, so that the frame need not be in memory for it.
+[[gnu::cold, gnu::noinline]] inline held_block more_held_memory(std::size_t bytes) {
+    held_blocks& all = zg::detail::this_thread_object<held_blocks>();
+    while (all.used < all.blocks.size() && all.sizes[all.used] < bytes) {
+        all.blocks.erase(all.blocks.begin() + std::ptrdiff_t(all.used)); // too small: dropped
+        all.sizes.erase(all.sizes.begin() + std::ptrdiff_t(all.used));
+    }
+    if (all.used == all.blocks.size()) {
+        const std::size_t size = std::max<std::size_t>(bytes, std::size_t{1} << 16);
+        all.blocks.push_back(std::make_unique_for_overwrite<std::byte[]>(size));
+        all.sizes.push_back(size);
+    }
+    std::byte* data = all.blocks[all.used].get();
+    return {data, data + all.sizes[all.used], all.used++};
+}
+[[gnu::cold, gnu::noinline]] inline void release_held_memory(std::size_t mark) {
+    zg::detail::this_thread_object<held_blocks>().used = mark;
+}
+} // namespace detail
+
 // ---- The frame ----------------------------------------------------------------------------------
 
 /// What one zg::grad call keeps. Shared nodes made outside element functions (depth 0) live in
@@ -132,12 +170,53 @@ public:
     frame(const frame&) = delete;
     frame& operator=(const frame&) = delete;
     constexpr ~frame() {
-        if (std::is_constant_evaluated())
+        if (held_spilled_ != detail::no_held_mark) [[unlikely]]
+            detail::release_held_memory(held_spilled_);
+        if (std::is_constant_evaluated()) {
             for (shared_base<T>* node = persistent_last_; node != nullptr;) {
                 shared_base<T>* previous = node->previous;
                 node->destroy(node);
                 node = previous;
             }
+            for (held_base* box = held_last_; box != nullptr;) {
+                held_base* previous = box->previous;
+                box->destroy(box);
+                box = previous;
+            }
+        }
+    }
+
+    /// Keeps a copy of `tree` for a held_expr, as long as expressions built now live: to the end
+    /// of the call outside element functions, to the end of the element inside them.
+    template <class Tree>
+    constexpr const Tree* hold(const Tree& tree) {
+        if (std::is_constant_evaluated()) {
+            auto* box = new held_box<Tree>{{held_last_, nullptr}, tree};
+            box->destroy = [](held_base* p) { delete static_cast<held_box<Tree>*>(p); };
+            held_last_ = box;
+            return &box->tree;
+        }
+        static_assert(std::is_trivially_destructible_v<Tree>);
+        if (depth_ != 0 || held_end_ == nullptr)
+            return ::new (held_frame_memory(sizeof(Tree))) Tree(tree);
+        // A call that keeps no frame gave memory of its own (hold_on), the first of it on the
+        // caller's stack: none of it needs the frame's address, which the compiler can then keep
+        // out of memory, and with it the held trees of a call that it inlines whole.
+        constexpr std::size_t bytes = (sizeof(Tree) + 15) & ~std::size_t(15);
+        if (std::size_t(held_end_ - held_next_) < bytes) [[unlikely]] {
+            const detail::held_block more = detail::more_held_memory(bytes);
+            if (held_spilled_ == detail::no_held_mark) held_spilled_ = more.mark;
+            held_next_ = more.data;
+            held_end_ = more.end;
+        }
+        void* memory = held_next_;
+        held_next_ += bytes;
+        return ::new (memory) Tree(tree);
+    }
+    /// Memory on the caller's stack for the trees held at the top level (see hold).
+    void hold_on(std::span<std::byte> stack) {
+        held_next_ = stack.data();
+        held_end_ = stack.data() + stack.size();
     }
 
     /// Keeps `tree` once, evaluated, for expressions built at `depth`.
@@ -336,6 +415,11 @@ public:
 
 private:
     ZG_INLINE void* scoped_allocate(std::size_t bytes) { return scoped_.allocate(bytes); }
+    // Memory for a held tree in the frame's arenas, as for a shared node. Out of line, so that
+    // a frame that keeps nothing (sweep_frameless) need not be in memory for it.
+    [[gnu::noinline]] void* held_frame_memory(std::size_t bytes) {
+        return depth_ == 0 ? persistent_.allocate(bytes) : scoped_allocate(bytes);
+    }
     /// The bytes of n values of U; more than memory holds (a range whose size wrapped around)
     /// is std::bad_alloc, not a product that wraps around too.
     template <class U>
@@ -352,6 +436,19 @@ private:
     call_id call_;
     shared_base<T>* persistent_last_ = nullptr;
     shared_base<T>* scoped_last_ = nullptr;
+    // In constant evaluation, where held trees are new'd: the latest (see hold).
+    struct held_base {
+        held_base* previous;
+        void (*destroy)(held_base*);
+    };
+    template <class Tree>
+    struct held_box : held_base {
+        Tree tree;
+    };
+    held_base* held_last_ = nullptr;
+    std::byte* held_next_ = nullptr;
+    std::byte* held_end_ = nullptr;
+    std::size_t held_spilled_ = detail::no_held_mark; // the blocks taken by hold, if any
     immediate_target* immediate_ = nullptr; // the innermost reduction swept as it is built
     std::uint32_t depth_ = 0, gatherings_ = 0;
     bool abandoned_ = false;

@@ -52,6 +52,45 @@ inline constexpr hoist_kind hoist_kind_of<binary_expr<div_op, L, R>> =
     : invariant<R>                       ? hoist_kind::reciprocal
                                          : hoist_kind::none;
 
+// ---- Held trees, copied out -------------------------------------------------------------------
+
+template <class Node>
+constexpr auto unheld(const Node& node);
+template <class Tree>
+constexpr auto unheld_node(const held_expr<Tree>& node) {
+    return unheld(*node.tree);
+}
+template <class Op, class A>
+constexpr auto unheld_node(const unary_expr<Op, A>& node) {
+    return unary_expr<Op, decltype(unheld(node.a))>{node.op, unheld(node.a)};
+}
+template <class Op, class A>
+constexpr auto unheld_node(const known_unary_expr<Op, A>& node) {
+    return known_unary_expr<Op, decltype(unheld(node.a))>{node.op, unheld(node.a),
+                                                          node.known_value, node.known_partial};
+}
+template <class Op, class L, class R>
+constexpr auto unheld_node(const binary_expr<Op, L, R>& node) {
+    return binary_expr<Op, decltype(unheld(node.l)), decltype(unheld(node.r))>{
+        node.op, unheld(node.l), unheld(node.r)};
+}
+template <class A, class B>
+constexpr auto unheld_node(const select_expr<A, B>& node) {
+    return select_expr<decltype(unheld(node.a)), decltype(unheld(node.b))>{
+        node.first, unheld(node.a), unheld(node.b)};
+}
+/// A tree with its held parts copied in: a hoisted part outlives the element whose frame memory
+/// held them.
+template <class Node>
+constexpr auto unheld(const Node& node) {
+    if constexpr (holds_any<Node>)
+        return unheld_node(node);
+    else
+        return node;
+}
+template <class Node>
+using unheld_t = decltype(unheld(std::declval<const Node&>()));
+
 /// Node with its hoisted parts replaced by hoisted_expr<J, T>, numbered from J in the order of
 /// the tree's slots: `count` parts, which parts(node) gives as a hana::tuple of trees.
 template <class Node, std::size_t J, hoist_kind = hoist_kind_of<Node>>
@@ -72,7 +111,7 @@ template <class Node, std::size_t J>
 struct hoisting<Node, J, hoist_kind::whole> {
     using type = hoisted_expr<J, typename Node::value_type>;
     static constexpr std::size_t count = 1;
-    static constexpr auto parts(const Node& node) { return hana::make_tuple(node); }
+    static constexpr auto parts(const Node& node) { return hana::make_tuple(unheld(node)); }
     template <class T>
     ZG_INLINE static constexpr type build(const Node&, const T* values) {
         return {values[J]};
@@ -85,8 +124,8 @@ struct hoisting<binary_expr<div_op, L, R>, J, hoist_kind::reciprocal> {
     using type = binary_expr<mul_op, typename left::type, hoisted_expr<J + left::count, T>>;
     static constexpr std::size_t count = left::count + 1;
     static constexpr auto parts(const binary_expr<div_op, L, R>& node) {
-        return hana::append(left::parts(node.l),
-                            binary_expr<div_op, constant_expr<T>, R>{{}, {T(1)}, node.r});
+        return hana::append(left::parts(node.l), binary_expr<div_op, constant_expr<T>, unheld_t<R>>{
+                                                     {}, {T(1)}, unheld(node.r)});
     }
     ZG_INLINE static constexpr type build(const binary_expr<div_op, L, R>& node, const T* values) {
         return {{}, left::build(node.l, values), {values[J + left::count]}};
@@ -115,6 +154,21 @@ struct hoisting<binary_expr<Op, L, R>, J, hoist_kind::none> {
     template <class T>
     ZG_INLINE static constexpr type build(const binary_expr<Op, L, R>& node, const T* values) {
         return {node.op, left::build(node.l, values), right::build(node.r, values)};
+    }
+};
+/// A held tree with no part hoisted stays held; else its copy is the element's.
+template <class Tree, std::size_t J>
+struct hoisting<held_expr<Tree>, J, hoist_kind::none> {
+    using inner = hoisting<Tree, J>;
+    static constexpr std::size_t count = inner::count;
+    using type = std::conditional_t<count == 0, held_expr<Tree>, typename inner::type>;
+    static constexpr auto parts(const held_expr<Tree>& node) { return inner::parts(*node.tree); }
+    template <class T>
+    ZG_INLINE static constexpr type build(const held_expr<Tree>& node, const T* values) {
+        if constexpr (count == 0)
+            return node;
+        else
+            return inner::build(*node.tree, values);
     }
 };
 template <class A, class B, std::size_t J>
