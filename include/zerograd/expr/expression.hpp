@@ -195,26 +195,48 @@ template <class Node>
 inline constexpr bool is_constant = kind_of<Node> == node_kind::constant;
 
 
-/// A node's operands as a list of types: the one place that says which nodes have operands, and
-/// what every compile-time walk of a tree below (slots, what it is made of, the arguments it
-/// reaches) folds over. Ends (leaves, constants, shared uses, reductions) have none.
+/// A list of operand types. Each compile-time walk of a tree below (slots, what it is made of,
+/// the arguments it reaches) is a variable or class template over nodes with a specialization for
+/// operand_list that folds over its operands: two instantiations a node, so a formula's length
+/// costs the compiler no deeper recursion than its depth.
+template <class... Operands>
+struct operand_list {
+    static constexpr std::size_t size = sizeof...(Operands);
+};
+
+namespace detail {
+template <class Node, node_kind = kind_of<Node>>
+struct operands_of_node {
+    using type = operand_list<>; // ends: leaves, constants, shared uses, reductions, vectors
+};
 template <class Node>
-inline constexpr auto operands_of = [] {
-    constexpr node_kind kind = kind_of<Node>;
-    if constexpr (kind == node_kind::unary || kind == node_kind::known_unary)
-        return hana::tuple_t<decltype(Node::a)>;
-    else if constexpr (kind == node_kind::binary)
-        return hana::tuple_t<decltype(Node::l), decltype(Node::r)>;
-    else if constexpr (kind == node_kind::select)
-        return hana::tuple_t<decltype(Node::a), decltype(Node::b)>;
-    else if constexpr (kind == node_kind::held)
-        return hana::tuple_t<std::remove_cvref_t<decltype(*Node::tree)>>;
-    else
-        return hana::tuple_t<>;
-}();
+struct operands_of_node<Node, node_kind::unary> {
+    using type = operand_list<decltype(Node::a)>;
+};
+template <class Node>
+struct operands_of_node<Node, node_kind::known_unary> {
+    using type = operand_list<decltype(Node::a)>;
+};
+template <class Node>
+struct operands_of_node<Node, node_kind::binary> {
+    using type = operand_list<decltype(Node::l), decltype(Node::r)>;
+};
+template <class Node>
+struct operands_of_node<Node, node_kind::select> {
+    using type = operand_list<decltype(Node::a), decltype(Node::b)>;
+};
+template <class Node>
+struct operands_of_node<Node, node_kind::held> {
+    using type = operand_list<std::remove_cvref_t<decltype(*Node::tree)>>;
+};
+} // namespace detail
+
+/// A node's operands: the one place that says which nodes have operands.
+template <class Node>
+using operands_of = typename detail::operands_of_node<Node>::type;
 
 template <class Node>
-inline constexpr bool is_operation = !hana::is_empty(operands_of<Node>);
+inline constexpr bool is_operation = operands_of<Node>::size != 0;
 
 namespace detail {
 /// The call of two operands: either's where one has none, else one call or mixed_calls.
@@ -240,12 +262,15 @@ requires requires { typename Node::call; }
 struct call_of_node<Node> {
     using type = typename Node::call;
 };
+template <class List>
+struct call_of_operands;
 template <class Node>
 requires(is_operation<Node>) struct call_of_node<Node> {
-    using type = typename decltype(hana::unpack(operands_of<Node>, [](auto... operand) {
-        using calls = join_calls<typename call_of_node<typename decltype(operand)::type>::type...>;
-        return hana::type_c<typename calls::type>;
-    }))::type;
+    using type = typename call_of_operands<operands_of<Node>>::type;
+};
+template <class... Operands>
+struct call_of_operands<operand_list<Operands...>> {
+    using type = typename join_calls<typename call_of_node<Operands>::type...>::type;
 };
 } // namespace detail
 
@@ -274,19 +299,16 @@ inline constexpr std::size_t own_slots<held_expr<Tree>> = 0; // its value is its
 
 /// Whether a tree holds a part of itself through a pointer (held_expr).
 template <class Node>
-inline constexpr bool holds_any = [] {
-    if constexpr (kind_of<Node> == node_kind::held)
-        return true;
-    else
-        return hana::unpack(operands_of<Node>, [](auto... operand) {
-            return (false || ... || holds_any<typename decltype(operand)::type>);
-        });
-}();
+inline constexpr bool holds_any =
+    kind_of<Node> == node_kind::held || holds_any<operands_of<Node>>;
+template <class... Operands>
+inline constexpr bool holds_any<operand_list<Operands...>> = (false || ... || holds_any<Operands>);
 
 template <class Node>
-inline constexpr std::size_t slot_count = hana::unpack(operands_of<Node>, [](auto... operand) {
-    return (own_slots<Node> + ... + slot_count<typename decltype(operand)::type>);
-});
+inline constexpr std::size_t slot_count = own_slots<Node> + slot_count<operands_of<Node>>;
+template <class... Operands>
+inline constexpr std::size_t slot_count<operand_list<Operands...>> =
+    (std::size_t{0} + ... + slot_count<Operands>);
 
 /// The values of a tree: an array of its slots (at least one element, so it is never empty).
 template <class Tree>
@@ -413,10 +435,11 @@ inline constexpr bool made_of = [] {
     else if constexpr (is_pick<Node> && !Picks)
         return false;
     else
-        return hana::unpack(operands_of<Node>, [](auto... operand) {
-            return (made_of<End, Picks, typename decltype(operand)::type> && ...);
-        });
+        return made_of<End, Picks, operands_of<Node>>;
 }();
+template <template <class> class End, bool Picks, class... Operands>
+inline constexpr bool made_of<End, Picks, operand_list<Operands...>> =
+    (true && ... && made_of<End, Picks, Operands>);
 
 namespace detail {
 template <class Node>
@@ -458,15 +481,17 @@ template <class Node>
 struct leaves_of_node {
     static constexpr leaf_set value = [] {
         if constexpr (is_operation<Node>)
-            return hana::unpack(operands_of<Node>, [](auto... operand) {
-                return (leaf_set{} | ... | leaves_of_node<typename decltype(operand)::type>::value);
-            });
+            return leaves_of_node<operands_of<Node>>::value;
         else if constexpr (kind_of<Node> == node_kind::vector ||
                            kind_of<Node> == node_kind::reduction)
             return Node::leaves; // vector nodes and reductions say themselves
         else
             return leaf_set{};
     }();
+};
+template <class... Operands>
+struct leaves_of_node<operand_list<Operands...>> {
+    static constexpr leaf_set value = (leaf_set{} | ... | leaves_of_node<Operands>::value);
 };
 } // namespace detail
 
@@ -494,12 +519,13 @@ inline constexpr std::uint64_t sure_leaves = [] {
     if constexpr (is_pick<Node>)
         return sure_leaves<decltype(Node::a)> & sure_leaves<decltype(Node::b)>;
     else if constexpr (is_operation<Node>)
-        return hana::unpack(operands_of<Node>, [](auto... operand) {
-            return (std::uint64_t{0} | ... | sure_leaves<typename decltype(operand)::type>);
-        });
+        return sure_leaves<operands_of<Node>>;
     else
         return leaves_of<Node>.scalars;
 }();
+template <class... Operands>
+inline constexpr std::uint64_t sure_leaves<operand_list<Operands...>> =
+    (std::uint64_t{0} | ... | sure_leaves<Operands>);
 
 // ---- Calling the user's function ---------------------------------------------------------------
 

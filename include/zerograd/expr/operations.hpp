@@ -298,7 +298,7 @@ ZG_INLINE constexpr auto apply_rule(const Rule& rule, const U& l, R&& r) {
 #define ZG_EXPR_UNARY_FORM(form, fn)                                                               \
     template <class Tree>                                                                          \
     ZG_INLINE constexpr auto fn(ZG_EXPR_OPERAND_##form(Tree) e) {                                  \
-        return apply_rule(fn##_op{}, std::forward<ZG_EXPR_OPERAND_##form(Tree)>(e));               \
+        return apply(fn##_op{}, std::forward<ZG_EXPR_OPERAND_##form(Tree)>(e));                    \
     }
 #define ZG_EXPR_UNARY_FUNCTION(fn) ZG_EXPR_FORMS(ZG_EXPR_UNARY_FORM, fn)
 ZG_UNARY_FUNCTIONS(ZG_EXPR_UNARY_FUNCTION)
@@ -307,7 +307,7 @@ ZG_UNARY_FUNCTIONS(ZG_EXPR_UNARY_FUNCTION)
 
 template <Expression E>
 ZG_INLINE constexpr auto operator-(E&& e) {
-    return apply_rule(neg_op{}, std::forward<E>(e));
+    return apply(neg_op{}, std::forward<E>(e));
 }
 template <Expression E>
 constexpr std::remove_cvref_t<E> operator+(E&& e) {
@@ -318,7 +318,7 @@ constexpr std::remove_cvref_t<E> operator+(E&& e) {
 #define ZG_EXPR_INTEGER_POWER(form, ...)                                                           \
     template <class Tree, std::integral I>                                                         \
     ZG_INLINE constexpr auto pow(ZG_EXPR_OPERAND_##form(Tree) e, I n) {                            \
-        return apply_rule(pown_op::of(n), std::forward<ZG_EXPR_OPERAND_##form(Tree)>(e));          \
+        return apply(pown_op::of(n), std::forward<ZG_EXPR_OPERAND_##form(Tree)>(e));               \
     }
 ZG_EXPR_FORMS(ZG_EXPR_INTEGER_POWER, )
 #undef ZG_EXPR_INTEGER_POWER
@@ -327,7 +327,7 @@ ZG_EXPR_FORMS(ZG_EXPR_INTEGER_POWER, )
 #define ZG_EXPR_BINARY_OPERATOR(fn, symbol)                                                        \
     template <Expression L, Expression R>                                                          \
     ZG_INLINE constexpr auto operator symbol(L&& l, R&& r) {                                       \
-        return apply_rule(fn##_op{}, std::forward<L>(l), std::forward<R>(r));                      \
+        return apply(fn##_op{}, std::forward<L>(l), std::forward<R>(r));                           \
     }                                                                                              \
     template <Expression L, Number U>                                                              \
     ZG_INLINE constexpr auto operator symbol(L&& l, const U& r) {                                  \
@@ -343,8 +343,8 @@ ZG_BINARY_OPERATORS(ZG_EXPR_BINARY_OPERATOR)
 #define ZG_EXPR_BINARY_FORMS(right, left, fn)                                                      \
     template <class L, class R>                                                                    \
     ZG_INLINE constexpr auto fn(ZG_EXPR_OPERAND_##left(L) l, ZG_EXPR_OPERAND_##right(R) r) {       \
-        return apply_rule(fn##_op{}, std::forward<ZG_EXPR_OPERAND_##left(L)>(l),                   \
-                          std::forward<ZG_EXPR_OPERAND_##right(R)>(r));                            \
+        return apply(fn##_op{}, std::forward<ZG_EXPR_OPERAND_##left(L)>(l),                        \
+                     std::forward<ZG_EXPR_OPERAND_##right(R)>(r));                                 \
     }
 #define ZG_EXPR_BINARY_WITH_NUMBER(form, fn)                                                       \
     template <class Tree, Number U>                                                                \
@@ -361,8 +361,8 @@ ZG_BINARY_OPERATORS(ZG_EXPR_BINARY_OPERATOR)
 #define ZG_EXPR_SAME_TREE(right, left, fn)                                                         \
     template <class Tree>                                                                          \
     ZG_INLINE constexpr auto fn(ZG_EXPR_OPERAND_##left(Tree) l, ZG_EXPR_OPERAND_##right(Tree) r) { \
-        return apply_rule(fn##_op{}, std::forward<ZG_EXPR_OPERAND_##left(Tree)>(l),                \
-                          std::forward<ZG_EXPR_OPERAND_##right(Tree)>(r));                         \
+        return apply(fn##_op{}, std::forward<ZG_EXPR_OPERAND_##left(Tree)>(l),                     \
+                     std::forward<ZG_EXPR_OPERAND_##right(Tree)>(r));                              \
     }
 #define ZG_EXPR_SAME_TREE_LEFT(left, fn) ZG_EXPR_RIGHT_FORMS(ZG_EXPR_SAME_TREE, left, fn)
 #define ZG_EXPR_BINARY_LEFT(left, fn) ZG_EXPR_RIGHT_FORMS(ZG_EXPR_BINARY_FORMS, left, fn)
