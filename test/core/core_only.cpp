@@ -12,7 +12,7 @@
 #include <zerograd/core/select.hpp>
 #include <zerograd/core/thread_object.hpp>
 
-#ifdef ZG_EXPR_EXPRESSION_HPP
+#ifdef ZG_EXPR_TREE_NODE_HPP
 #error "a core/ header included expression mode"
 #endif
 #ifdef ZG_TAPE_TAPE_HPP

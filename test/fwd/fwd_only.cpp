@@ -6,7 +6,7 @@
 #include <zerograd/fwd/jacobian.hpp>
 #include <zerograd/fwd/reductions.hpp>
 
-#ifdef ZG_EXPR_EXPRESSION_HPP
+#ifdef ZG_EXPR_TREE_NODE_HPP
 #error "a fwd/ header included expression mode"
 #endif
 #ifdef ZG_TAPE_TAPE_HPP

@@ -13,7 +13,7 @@
 #include <zerograd/tape/tape.hpp>
 #include <zerograd/tape/var.hpp>
 
-#ifdef ZG_EXPR_EXPRESSION_HPP
+#ifdef ZG_EXPR_TREE_NODE_HPP
 #error "a tape/ header included expression mode"
 #endif
 #ifdef ZG_FWD_DUAL_HPP

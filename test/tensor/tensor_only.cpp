@@ -9,7 +9,7 @@
 #include <zerograd/tensor/tape.hpp>
 #include <zerograd/tensor/tensor.hpp>
 
-#ifdef ZG_EXPR_EXPRESSION_HPP
+#ifdef ZG_EXPR_TREE_NODE_HPP
 #error "a tensor/ header included expression mode"
 #endif
 #ifdef ZG_FWD_DUAL_HPP

@@ -9,7 +9,7 @@ namespace zg {
 
 /// zg::let(e) binds a subexpression so that all its uses share one value and one adjoint. A tape
 /// variable or a dual number already is such a value, so for them, and for plain numbers, let
-/// returns its argument; expression mode overloads it (zerograd/expr/operations.hpp). So one
+/// returns its argument; expression mode overloads it (zerograd/expr/ops/operations.hpp). So one
 /// generic lambda that uses let runs in every mode.
 template <class E>
     requires(!requires { typename E::tree_type; })

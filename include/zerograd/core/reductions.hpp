@@ -1,6 +1,6 @@
 // zerograd/core/reductions.hpp: zg::sum, prod, dot, log_sum_exp, mean and norm over a range of
 // scalars of any mode (zg::var, zg::dual, double), composed from the elementary operations.
-// Expression mode overloads them for its vector expressions (zerograd/expr/runtime/vector.hpp).
+// Expression mode overloads them for its vector expressions (zerograd/expr/ops/vector.hpp).
 #pragma once
 
 #include "zerograd/core/error.hpp"

@@ -1,5 +1,5 @@
 // zerograd/core/select.hpp: zg::select for the modes whose scalars are values (a zg::var, a
-// zg::dual, a number); expression mode overloads it (zerograd/expr/operations.hpp), so one
+// zg::dual, a number); expression mode overloads it (zerograd/expr/ops/operations.hpp), so one
 // generic lambda that branches with it runs in every mode.
 #pragma once
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "zerograd/core/arguments.hpp"
-#include "zerograd/expr/grad.hpp"
+#include "zerograd/expr/entry/grad.hpp"
 #include "zerograd/fwd/dual.hpp"
 
 #include <array>

@@ -1,4 +1,4 @@
-// zerograd/expr/runtime/hoist.hpp: the parts of a map-reduce's element function that do not depend
+// zerograd/expr/reduce/hoist.hpp: the parts of a map-reduce's element function that do not depend
 // on the element (a function of the scalar arguments alone, such as log(sigma), and the reciprocal
 // of a divisor such as sigma), evaluated for the first element only: the other elements take their
 // values, and their adjoints are summed over the elements and swept once.
@@ -8,9 +8,10 @@
 
 #include "zerograd/core/config.hpp"
 #include "zerograd/core/rules.hpp"
-#include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/runtime/nodes.hpp"
-#include "zerograd/expr/sweep.hpp"
+#include "zerograd/expr/tree/ends.hpp"
+#include "zerograd/expr/tree/expression.hpp"
+#include "zerograd/expr/tree/shape.hpp"
+#include "zerograd/expr/tree/sweep.hpp"
 
 #include <boost/hana/append.hpp>
 #include <boost/hana/concat.hpp>
@@ -25,6 +26,8 @@
 #include <utility>
 
 namespace zg::expr::detail {
+
+namespace hana = boost::hana;
 
 template <class Node>
 struct invariant_end : std::false_type {};

@@ -1,15 +1,15 @@
-// zerograd/expr/runtime/sinks.hpp: where the sweeps of a call that keeps a frame put their
+// zerograd/expr/memory/sinks.hpp: where the sweeps of a call that keeps a frame put their
 // adjoints: sweep_context, the call's (scalar arguments, vector arguments' gradients, shared
 // nodes, the states of scans, and what a reduction swept as it is built gathers), and loop_sink,
 // a reduction loop's, which keeps loop-carried sums in registers. Their members are ZG_INLINE:
-// they are the ends of the sweep's recursion (see expr/sweep.hpp).
+// they are the ends of the sweep's recursion (see tree/sweep.hpp).
 #pragma once
 
 #include "zerograd/core/config.hpp"
-#include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/runtime/frame.hpp"
-#include "zerograd/expr/runtime/nodes.hpp"
-#include "zerograd/expr/sweep.hpp"
+#include "zerograd/expr/memory/frame.hpp"
+#include "zerograd/expr/tree/ends.hpp"
+#include "zerograd/expr/tree/expression.hpp"
+#include "zerograd/expr/tree/sweep.hpp"
 
 #include <algorithm>
 #include <array>
@@ -24,11 +24,11 @@ namespace zg::expr {
 
 /// Where a sweep puts the adjoints it reaches: scalar argument I into scalars[I], element k of
 /// vector argument I into vectors[I][k], a shared node into its own adjoint. `gathering` is set
-/// while a reduction sweeps its elements as it is built (zerograd/expr/runtime/map_reduce.hpp): it
+/// while a reduction sweeps its elements as it is built (zerograd/expr/reduce/map_reduce.hpp): it
 /// notes the persistent shared nodes reached, whose adjoints the reduction takes over.
 ///
 /// A sweep's destination is any type with these members (a "sink"); reductions wrap it in one
-/// of their own that keeps loop-carried sums in registers (zerograd/expr/runtime/reductions.hpp).
+/// of their own that keeps loop-carried sums in registers (zerograd/expr/reduce/reductions.hpp).
 template <class T>
 struct sweep_context {
     T* scalars = nullptr;

@@ -1,21 +1,20 @@
-// zerograd/expr/grad.hpp: zg::grad and zg::value_and_grad, which call the user's lambda on
-// expression leaves in a frame of their own and sweep the tree it returns.
+// zerograd/expr/entry/scalar_sweep.hpp: a call of scalar arguments: the user's lambda called on
+// leaves, the checks of what it returns, and its one evaluation and sweep, without a frame where
+// the tree it returns needs none (zg::grad, zg::value_and_grad and zg::hessian run it).
 // The call and the sweep are ZG_INLINE into zg::grad, so that the whole gradient is one function.
 #pragma once
 
 #include "zerograd/core/arguments.hpp"
-#include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/operations.hpp"
-#include "zerograd/expr/runtime/frame.hpp"
-#include "zerograd/expr/runtime/map_reduce.hpp"
-#include "zerograd/expr/runtime/reductions.hpp"
-#include "zerograd/expr/runtime/sinks.hpp"
-#include "zerograd/expr/runtime/vector.hpp"
-#include "zerograd/expr/sweep.hpp"
+#include "zerograd/expr/memory/frame.hpp"
+#include "zerograd/expr/memory/sinks.hpp"
+#include "zerograd/expr/ops/operations.hpp"
+#include "zerograd/expr/tree/expression.hpp"
+#include "zerograd/expr/tree/shape.hpp"
+#include "zerograd/expr/tree/sweep.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -89,24 +88,6 @@ template <class A>
 concept of_forward_mode = dual_number<A> || (std::ranges::range<A> &&
                                              dual_number<std::ranges::range_value_t<A>>);
 
-// zg::grad's and zg::value_and_grad's checks of their arguments, each message naming its call.
-#define ZG_EXPR_CHECK_ARGUMENTS(name)                                                              \
-    static_assert(sizeof...(Args) > 0, "zg::" #name ": give f at least one argument");             \
-    static_assert(!(detail::of_tape_mode<Args> || ...),                                            \
-                  "zg::" #name ": an argument is a zg::var (or holds them), tape mode's "          \
-                  "variable. zg::" #name " takes numbers, or a std::array, std::vector or "        \
-                  "std::span of doubles, and makes its own leaves: pass the values, x.data(), or " \
-                  "differentiate in tape mode, zg::tape::" #name "(f, values...), or call "        \
-                  "y.backward() on a zg::var result");                                             \
-    static_assert(!(detail::of_forward_mode<Args> || ...),                                         \
-                  "zg::" #name ": an argument is a zg::dual (or holds them), forward mode's "      \
-                  "number. Pass the values, x.value, or differentiate in forward mode: zg::fwd::"  \
-                  #name "(f, values...) or zg::derivative(f, x)");                                 \
-    static_assert((zg::detail::gradient_argument<Args> && ...) ||                                  \
-                      (detail::of_tape_mode<Args> || ...) ||                                       \
-                      (detail::of_forward_mode<Args> || ...),                                      \
-                  "zg::" #name ": every argument must be a number, or a std::array, std::vector "  \
-                  "or std::span of doubles")
 
 /// The message for a result R of f that holds another call's leaves alone (see call_id).
 template <class F, class R>
@@ -313,202 +294,6 @@ ZG_INLINE constexpr scalar_sweep<T, N> sweep_scalars(F& f, const std::array<T, N
         return sweep_scalars_on_stack<Call>(f, values);
     }
 }
-
-/// Argument I of f as a leaf of the call `owner`: a scalar leaf for a number, a vector leaf for a
-/// range.
-template <class F, std::size_t I, class A>
-auto leaf_for(const A& a, frame<double>* owner) {
-    if constexpr (zg::detail::scalar_argument<A>)
-        return expression<leaf_expr<I, double, std::remove_cvref_t<F>>>{{static_cast<double>(a)},
-                                                                          owner};
-    else
-        return expression<vector_leaf_expr<I, double, std::remove_cvref_t<F>>>{
-            {zg::detail::vector_span(a)}, owner};
-}
-
-/// Argument I's gradient, zero: a double for a number, a vector of its length for a range.
-template <class A>
-auto zero_gradient_for(const A& a) {
-    if constexpr (zg::detail::scalar_argument<A>)
-        return 0.0;
-    else
-        return std::vector<double>(zg::detail::vector_span(a).size(), 0.0);
-}
-
-/// After the sweep: each claimed gradient scaled by its claimant's adjoint (zero if the claimant
-/// was not reached), plus what other nodes wrote meanwhile.
-inline void finish_claims(std::span<argument_state<double>> arguments) {
-    for (argument_state<double>& a : arguments) {
-        if (!a.claimed) continue;
-        double* data = a.gradient;
-        if (a.scale == 0)
-            std::fill_n(data, a.length, 0.0);
-        else if (a.strong)
-            for (std::size_t k = 0; k < a.length; ++k)
-                data[k] = zg::detail::chain(a.scale, data[k]);
-        else if (a.scale != 1)
-            for (std::size_t k = 0; k < a.length; ++k)
-                data[k] *= a.scale;
-        if (a.shared)
-            for (std::size_t k = 0; k < a.length; ++k)
-                data[k] += a.deferred[k];
-    }
-}
-
-/// value_and_grad with at least one vector argument: the gradient is a std::tuple.
-template <class F, class... Args>
-auto sweep_mixed(F& f, const Args&... args) {
-    constexpr std::size_t N = sizeof...(Args);
-    gradient_t<Args...> gradient{zero_gradient_for(args)...};
-    std::array<argument_state<double>, N> arguments{};
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-        (
-            [&] {
-                if constexpr (!zg::detail::scalar_argument<Args>) {
-                    arguments[I].length = std::get<I>(gradient).size();
-                    arguments[I].gradient = std::get<I>(gradient).data();
-                }
-            }(),
-            ...);
-    }
-    (std::index_sequence_for<Args...>{});
-    alignas(16) std::byte stack[stack_frame_bytes];
-    frame<double> call(arguments, stack, id_of<F>);
-    const frame_scope<double> scope(call);
-    const auto y = [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return f_returns_one_type_so_pick_with_zg_select(
-            f, leaf_for<F, I>(args, &call)...);
-    }
-    (std::index_sequence_for<Args...>{});
-    using result = std::remove_cvref_t<decltype(y)>;
-    check_result<scalar_call::value_and_grad, result>();
-    check_call<F, result>();
-    check_not_abandoned(call, "grad");
-    // The result's tree writes into the gradients of the vectors it reads directly (v[i]).
-    if constexpr (Expression<result>) call.touch(leaves_of<tree_of<result>>.vectors);
-    // Where the sweep writes: a claimed gradient that others write into too is written into
-    // only by its claimant's partials, the others into `deferred`.
-    std::array<double, N> scalars{};
-    std::array<double*, N> vectors{};
-    for (std::size_t i = 0; i < N; ++i) {
-        argument_state<double>& a = arguments[i];
-        if (a.claimed && a.shared) a.deferred = call.template zeroed<double>(a.length);
-        vectors[i] = a.claimed ? a.deferred : a.gradient;
-    }
-    sweep_context<double> context{scalars.data(), vectors.data(), nullptr};
-    double value = 0;
-    if constexpr (scalar_result<result>) value = value_and_sweep(y, call, context);
-    finish_claims(arguments);
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-        (
-            [&] {
-                if constexpr (zg::detail::scalar_argument<Args>) std::get<I>(gradient) = scalars[I];
-            }(),
-            ...);
-    }
-    (std::index_sequence_for<Args...>{});
-    return value_and_grad_result<gradient_t<Args...>>{value, std::move(gradient)};
-}
-
 } // namespace detail
-
-/// The value of f at the arguments and its gradient, by one forward evaluation and one reverse
-/// sweep that the compiler generates from the expression's type: no tape, no heap for numbers
-/// and std::array, and usable in constant expressions when every operation is (+ - * /,
-/// integer pow, square, abs, relu, min, max). A single std::array<double, N> is spread into N
-/// leaves; the gradient is then std::array<double, N>. A range of doubles (std::vector, std::span)
-/// becomes one vector leaf, and the gradient a std::tuple with a double per number and a
-/// std::vector<double> per range.
-///
-///     auto [v, g] = zg::value_and_grad([](auto x, auto y) { return x * y + sin(x); }, 2.0, 3.0);
-///     // v == 6 + sin(2), g == {3 + cos(2), 2}
-template <class F, class... Args>
-ZG_INLINE constexpr auto value_and_grad(F&& f, const Args&... args) {
-    ZG_EXPR_CHECK_ARGUMENTS(value_and_grad);
-    if constexpr (!zg::detail::gradient_arguments<Args...>) {
-        // After the message above, a result the caller's code can use, so that nothing more is
-        // said (auto [v, g] = ...).
-        return value_and_grad_result<std::array<double, sizeof...(Args)>>{};
-    } else if constexpr (zg::detail::scalar_arguments<Args...>) {
-        const auto [value, gradient] =
-            detail::sweep_scalars<detail::scalar_call::value_and_grad>(
-                f, zg::detail::scalar_values(args...));
-        return value_and_grad_result<gradient_t<Args...>>{value, gradient};
-    } else {
-        return detail::sweep_mixed(f, args...);
-    }
-}
-
-/// The gradient of f at the arguments; see value_and_grad.
-///
-///     std::array<double, 2> g = zg::grad([](auto x, auto y) { return x * y; }, 2.0, 3.0);
-///     // g == {3, 2}
-template <class F, class... Args>
-ZG_INLINE constexpr auto grad(F&& f, const Args&... args) {
-    ZG_EXPR_CHECK_ARGUMENTS(grad);
-    if constexpr (!zg::detail::gradient_arguments<Args...>)
-        return std::array<double, sizeof...(Args)>{}; // see value_and_grad
-    else if constexpr (zg::detail::scalar_arguments<Args...>)
-        return gradient_t<Args...>(detail::sweep_scalars<detail::scalar_call::grad>(
-                                       f, zg::detail::scalar_values(args...))
-                                       .grad);
-    else
-        return detail::sweep_mixed(f, args...).grad;
-}
-
-namespace detail {
-/// The frame a built expression of F keeps, with its arguments' bookkeeping.
-template <class F, std::size_t N>
-struct built_frame {
-    std::array<argument_state<double>, N> arguments{};
-    frame<double> call{arguments, id_of<F>};
-};
-} // namespace detail
-
-/// An expression f built on leaves, kept with the frame it was built in (its shared nodes).
-template <class E, class F, std::size_t N>
-struct built_expression {
-    std::unique_ptr<detail::built_frame<F, N>> owner;
-    E expression;
-
-    /// The forward value.
-    double value() const {
-        if constexpr (Expression<E>)
-            return expression.value();
-        else
-            return double(expression);
-    }
-};
-
-/// The expression f builds on leaves holding the arguments (numbers only), for printing it
-/// (zg::expr::to_text) or sweeping it by hand (zg::expr::sweep).
-template <class F, class... Args>
-requires(zg::detail::scalar_argument<Args>&&...) auto build(F&& f, const Args&... args) {
-    using function = std::remove_cvref_t<F>;
-    constexpr std::size_t N = sizeof...(Args);
-    auto owner = std::make_unique<detail::built_frame<function, N>>();
-    const std::array<double, N> values{static_cast<double>(args)...};
-    const detail::frame_scope<double> scope(owner->call);
-    auto e = detail::call_on_leaves(f, values, &owner->call, std::make_index_sequence<N>{});
-    return built_expression<decltype(e), function, N>{std::move(owner), std::move(e)};
-}
-
-/// The reverse sweep of a built expression: gradient[I] receives leaf I's adjoint (added). It
-/// may be swept again.
-template <class E, class F, std::size_t N>
-void sweep(const built_expression<E, F, N>& e, std::array<double, N>& gradient) {
-    std::array<double, N> adjoints{};
-    sweep_context<double> context{adjoints.data()};
-    detail::value_and_sweep(e.expression, e.owner->call, context);
-    for (std::size_t i = 0; i < N; ++i)
-        gradient[i] += adjoints[i];
-}
 
 } // namespace zg::expr
-
-#undef ZG_EXPR_CHECK_ARGUMENTS
-
-namespace zg {
-using expr::grad;
-using expr::value_and_grad;
-} // namespace zg

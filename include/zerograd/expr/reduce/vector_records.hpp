@@ -1,19 +1,21 @@
-// zerograd/expr/runtime/reductions.hpp: reductions of vector expressions (sum, prod, dot,
-// log_sum_exp, mean, norm): scalar nodes whose sweep walks the elements again.
-// The sweeps are ZG_INLINE, as all of expression mode's sweep (see sweep.hpp); the loops that
-// build a value are noinline where g++ otherwise kept their running total in memory.
+// zerograd/expr/reduce/vector_records.hpp: what the reductions of vector expressions build: a
+// sum's node, whose sweep walks the elements again, and the records of prod and log_sum_exp in
+// the call's frame; and the loops over elements they share.
+// The sweeps are ZG_INLINE, as all of expression mode's sweep (see tree/sweep.hpp); the loops
+// that build a value are noinline where g++ otherwise kept their running total in memory.
 #pragma once
 
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/reductions.hpp"
 #include "zerograd/core/rules.hpp"
-#include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/operations.hpp"
-#include "zerograd/expr/runtime/accumulate.hpp"
-#include "zerograd/expr/runtime/frame.hpp"
-#include "zerograd/expr/runtime/sinks.hpp"
-#include "zerograd/expr/runtime/vector.hpp"
-#include "zerograd/expr/sweep.hpp"
+#include "zerograd/expr/memory/accumulate.hpp"
+#include "zerograd/expr/memory/frame.hpp"
+#include "zerograd/expr/memory/sinks.hpp"
+#include "zerograd/expr/ops/operations.hpp"
+#include "zerograd/expr/ops/vector.hpp"
+#include "zerograd/expr/tree/expression.hpp"
+#include "zerograd/expr/tree/shape.hpp"
+#include "zerograd/expr/tree/sweep.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -281,66 +283,4 @@ template <class V, class T>
 }
 } // namespace detail
 
-/// The sum of a vector's elements: `zg::sum(v)`, `zg::sum(2.0 * v + w)`.
-template <detail::vector_expression V>
-ZG_INLINE auto sum(const V& v) {
-    using tree = tree_of<V>;
-    using T = typename tree::value_type;
-    frame<T>& owner = detail::frame_for(v, "sum");
-    if (detail::accumulator<T>* into = detail::begin_accumulating<tree>(owner))
-        return detail::make(summed_expr<tree>{v.tree, detail::accumulated_sum(v.tree, *into), into},
-                            &owner);
-    owner.touch(leaves_of<tree>.vectors);
-    T total(0);
-    for (std::size_t k = 0; k < v.tree.size(); ++k)
-        total += detail::element_value(v.tree, k);
-    return detail::make(summed_expr<tree>{v.tree, total, nullptr}, &owner);
-}
-
-/// The product of a vector's elements.
-template <detail::vector_expression V>
-auto prod(const V& v) {
-    return detail::reduce<prod_record>(v, "prod");
-}
-
-/// log(sum(exp(v))), stable for large elements.
-template <detail::vector_expression V>
-auto log_sum_exp(const V& v) {
-    return detail::reduce<log_sum_exp_record>(v, "log_sum_exp");
-}
-
-/// sum_k v_k w_k; either side may be a range of doubles.
-template <detail::vector_operand V, detail::vector_operand W>
-requires(detail::vector_expression<V> || detail::vector_expression<W>) ZG_INLINE
-    auto dot(V&& v, W&& w) {
-    return sum(std::forward<V>(v) * std::forward<W>(w));
-}
-
-/// The mean of a vector's elements.
-template <detail::vector_expression V>
-auto mean(const V& v) {
-    return sum(v) / static_cast<double>(v.tree.size());
-}
-
-/// The Euclidean norm, sqrt(sum(v^2)), scaled as zg::detail::norm_scaling says: no overflow or
-/// underflow for elements near 1e200 or 1e-200, gradient 0 at the zero vector.
-template <detail::vector_expression V>
-auto norm(const V& v) {
-    double largest = 0;
-    for (std::size_t k = 0; k < v.tree.size(); ++k)
-        largest = std::max(largest, std::abs(zg::detail::primal(detail::element_value(v.tree, k))));
-    const auto [scale, inverse, guard] = zg::detail::norm_scaling_for(largest);
-    return scale * sqrt(sum(square(v * inverse)) + guard);
-}
-
 } // namespace zg::expr
-
-namespace zg {
-// Next to the reductions over ranges of core/reductions.hpp, for vector expressions.
-using expr::dot;
-using expr::log_sum_exp;
-using expr::mean;
-using expr::norm;
-using expr::prod;
-using expr::sum;
-} // namespace zg

@@ -1,4 +1,4 @@
-// zerograd/expr/runtime/vector.hpp: vector expressions: vector arguments, ranges of data, and
+// zerograd/expr/ops/vector.hpp: vector expressions: vector arguments, ranges of data, and
 // elementwise operations on them, evaluated element by element where a reduction or `v[i]`
 // asks; slices.
 // Element access is ZG_INLINE: a reduction's loop builds an element's tree each iteration, and
@@ -9,10 +9,11 @@
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/reductions.hpp" // zg::slice of ranges, and its error
 #include "zerograd/core/rules.hpp"
-#include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/operations.hpp"
-#include "zerograd/expr/runtime/frame.hpp"
-#include "zerograd/expr/runtime/nodes.hpp"
+#include "zerograd/expr/memory/frame.hpp"
+#include "zerograd/expr/ops/operations.hpp"
+#include "zerograd/expr/tree/ends.hpp"
+#include "zerograd/expr/tree/expression.hpp"
+#include "zerograd/expr/tree/shape.hpp"
 
 #include <algorithm>
 #include <cstddef>

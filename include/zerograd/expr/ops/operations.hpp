@@ -1,211 +1,21 @@
-// zerograd/expr/operations.hpp: every elementary operation on expressions, from the shared
+// zerograd/expr/ops/operations.hpp: every elementary operation on expressions, from the shared
 // rules; named intermediates kept once; comparisons, zg::select and zg::let.
 // The operators are ZG_INLINE: each only builds a node of the caller's tree, and a call left
 // behind would keep the tree in memory instead of registers.
 #pragma once
 
-#include "zerograd/core/error.hpp"
 #include "zerograd/core/let.hpp"
 #include "zerograd/core/rules.hpp"
-#include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/runtime/frame.hpp"
-#include "zerograd/expr/runtime/nodes.hpp"
-#include "zerograd/expr/sweep.hpp"
+#include "zerograd/expr/ops/operands.hpp"
+#include "zerograd/expr/tree/ends.hpp"
+#include "zerograd/expr/tree/expression.hpp"
 
 #include <compare>
 #include <concepts>
-#include <cstddef>
 #include <type_traits>
 #include <utility>
 
 namespace zg::expr {
-
-template <class Op, class V>
-struct vector_unary_expr; // zerograd/expr/runtime/vector.hpp
-template <class Op, class L, class R>
-struct vector_binary_expr;
-
-/// A plain number that mixes with expressions: double, int, and the other arithmetic types.
-template <class U>
-concept Number = std::is_arithmetic_v<U>;
-
-namespace detail {
-
-/// Operations whose value and partials cost a few additions or multiplications (the rule says so).
-template <class Op>
-inline constexpr bool cheap = cheap_rule<Op>;
-
-/// How much work evaluating and sweeping a tree again would repeat: its operations, the costly
-/// ones counted twice.
-template <class Node>
-inline constexpr std::size_t weight = [] {
-    constexpr node_kind kind = kind_of<Node>;
-    if constexpr (kind == node_kind::binary)
-        return (cheap<decltype(Node::op)> ? 1 : 2) + weight<decltype(Node::l)> +
-               weight<decltype(Node::r)>;
-    else if constexpr (kind == node_kind::unary || kind == node_kind::known_unary)
-        return (cheap<decltype(Node::op)> ? 1 : 2) + weight<decltype(Node::a)>;
-    else if constexpr (kind == node_kind::select)
-        return 1 + weight<decltype(Node::a)> + weight<decltype(Node::b)>;
-    else if constexpr (kind == node_kind::reduction)
-        return std::size_t{2}; // a reduction, whose sweep walks its elements
-    else if constexpr (kind == node_kind::held)
-        return weight<std::remove_cvref_t<decltype(*Node::tree)>>;
-    else if constexpr (!is_operation<Node>)
-        return std::size_t{0};
-    else
-        static_assert(unhandled_kind<Node>, "zg::expr::weight: an unhandled operation");
-}();
-
-// Cold and out of line: an error path inside the operators, which are inlined everywhere.
-[[noreturn, gnu::cold, gnu::noinline]] inline void throw_no_frame() {
-    throw error("zg::expr: an expression of constants alone was used as a named intermediate; "
-                "expressions are made inside zg::grad, zg::value_and_grad, zg::jacobian or "
-                "zg::hessian from the leaves they give");
-}
-
-/// A reduction (zg::sum of a vector expression, say): a node without operands that sweeps its
-/// elements itself.
-template <class Node>
-inline constexpr bool reduction_node = kind_of<Node> == node_kind::reduction;
-
-/// A reduction that is a handle to what it keeps in the frame, copied into each use (it says so).
-template <class Node>
-inline constexpr bool handle_node = [] {
-    if constexpr (reduction_node<Node>)
-        return Node::handle;
-    else
-        return false;
-}();
-
-/// Whether a named expression used as an operand is kept once in the frame rather than copied
-/// into each use: when it holds more work than one costly operation or two cheap ones, or is a
-/// reduction (whose copies would each pass on the partials it kept). Less costs less to evaluate
-/// and sweep again in each use than a node of the frame (a placement, a place in its list and
-/// an indirect call in the sweep: some 90 instructions). The copies of what is shared are single
-/// pointers, so a tree grows by the operations written, not by the number of uses.
-template <class Tree>
-inline constexpr bool worth_sharing =
-    !vector_node<Tree> && (weight<Tree> >= 3 || reduction_node<Tree>);
-
-/// e kept once in its frame: the record e stands for, where it is one (a map-reduce that kept
-/// its elements), else a new shared node.
-template <class Tree>
-constexpr shared_base<typename Tree::value_type>* kept_node(const expression<Tree>& e) {
-    if constexpr (handle_node<Tree>)
-        if (e.tree.record != nullptr) return e.tree.record;
-    if (e.owner == nullptr) [[unlikely]]
-        throw_no_frame();
-    return e.owner->share(e.tree, e.depth);
-}
-
-/// The shared node of a named expression, made on its first use as an operand. (In constant
-/// evaluation, where g++ does not read a mutable member of a const local, each use makes its
-/// own: the same gradient, by a sweep per use.)
-template <class Tree>
-constexpr shared_base<typename Tree::value_type>* shared_of(const expression<Tree>& e) {
-    if (std::is_constant_evaluated()) return kept_node(e);
-    if (e.shared == nullptr) e.shared = kept_node(e);
-    return e.shared;
-}
-
-
-/// The size above which an operation built of a tree holds it (held_expr) instead of copying it:
-/// what stays in registers. Building a formula of n operations then copies a bounded part at
-/// each: O(n), where copying every operand whole made a left-nested sum O(n^2).
-inline constexpr std::size_t hold_bytes = 256;
-
-/// Whether a tree is held rather than copied into the operation built of it.
-template <class Tree>
-inline constexpr bool worth_holding =
-    is_operation<Tree> && !vector_node<Tree> && sizeof(Tree) > hold_bytes;
-
-/// Made where a tree is held, while it is the newest part of the formula: what its type gives
-/// (slots, leaves, call, weight, ...), and, for a large tree, its walks apart, each of which
-/// then stands alone when a larger formula's is made. So nothing the compiler makes of a long
-/// formula nests deeper than one held tree. (A variable, computed where it is named: a function
-/// called there would be made later, after the formula's.)
-template <class Tree>
-inline constexpr bool held_walks_made = [] {
-    using T = typename Tree::value_type;
-    (void)slot_count<Tree>, (void)static_tree<Tree>, (void)leaves_of<Tree>, (void)sure_leaves<Tree>,
-        (void)weight<Tree>, (void)may_absorb<Tree>, (void)id_of<call_of<Tree>>;
-    if constexpr (slot_count<Tree> > inline_slots) {
-        (void)&evaluate_apart<Tree, T>;
-        (void)&absorbs_nothing_apart<Tree, T>;
-        (void)&backward_apart<false, Tree, T, sweep_context<T>>;
-        (void)&backward_apart<true, Tree, T, sweep_context<T>>;
-    }
-    return true;
-}();
-
-/// What an operation holds for its operand e: for a named expression worth sharing (an lvalue,
-/// so it may be used again), a pointer to its shared node; for a large one made for this
-/// operation, a pointer to it held in the frame; else e's tree, copied. A map-reduce is
-/// a handle to what it keeps, copied into each use; but a named one used inside an element
-/// function deeper than where it was made (a sum that every element of another sum uses) is
-/// swept through a shared node, once, not once per element of the other sum.
-template <class E>
-ZG_INLINE constexpr auto operand(E&& e) {
-    using Tree = tree_of<E>;
-    if constexpr (handle_node<Tree>) {
-        if constexpr (std::is_lvalue_reference_v<E>) {
-            if (e.owner != nullptr && e.owner->depth() > e.depth) {
-                Tree promoted = e.tree;
-                promoted.swept = nullptr;
-                promoted.kept = nullptr;
-                promoted.record = shared_of(e);
-                return promoted;
-            }
-        }
-        return e.tree;
-    } else if constexpr (std::is_lvalue_reference_v<E> && worth_sharing<Tree>) {
-        return shared_expr<typename Tree::value_type, call_of<Tree>>{shared_of(e)};
-    } else if constexpr (worth_holding<Tree>) {
-        static_assert(held_walks_made<Tree>);
-        if (e.owner == nullptr) [[unlikely]]
-            throw_no_frame();
-        return held_expr<Tree>{e.owner->hold(e.tree)};
-    } else {
-        return e.tree;
-    }
-}
-
-/// The frame an operation's result belongs to: its operands', the first that has one.
-template <class L, class R>
-ZG_INLINE constexpr auto owner_of(const L& l, const R& r) {
-    return l.owner != nullptr ? l.owner : r.owner;
-}
-
-template <class T>
-ZG_INLINE constexpr std::uint32_t depth_in(const frame<T>* owner) {
-    return owner != nullptr ? owner->depth() : 0;
-}
-
-template <class Node, class T>
-ZG_INLINE constexpr expression<Node> make(const Node& node, frame<T>* owner) {
-    static_assert(!std::is_same_v<call_of<Node>, mixed_calls>,
-                  "zg::grad: an expression mixes the leaves of two calls: a lambda "
-                  "differentiated inside another uses the outer call's leaves (or a named "
-                  "intermediate of them). Inside the inner call they are constants: use their "
-                  "values, x.value()");
-    return {node, owner, depth_in(owner)};
-}
-
-/// What an elementwise operation holds for a scalar operand it broadcasts: a leaf or a constant
-/// as it is, anything else shared (each element uses it).
-template <class E>
-ZG_INLINE constexpr auto broadcast_operand(E&& e) {
-    using Tree = tree_of<E>;
-    if constexpr (weight<Tree> == 0)
-        return e.tree;
-    else if constexpr (std::is_lvalue_reference_v<E>)
-        return shared_expr<typename Tree::value_type, call_of<Tree>>{shared_of(e)};
-    else
-        return shared_expr<typename Tree::value_type, call_of<Tree>>{kept_node(e)};
-}
-
-} // namespace detail
 
 /// Builds op(e) (elementwise when e is a vector).
 template <class Op, class E>
@@ -256,15 +66,6 @@ ZG_INLINE constexpr auto apply(const Op& op, L&& l, R&& r) {
                             owner);
     }
 }
-
-namespace detail {
-/// pow with an integer exponent on the right takes the overload below.
-template <class Op, class U>
-inline constexpr bool integer_exponent = std::is_same_v<Op, pow_op>&& std::integral<U>;
-
-template <class E>
-using value_type_of = typename std::remove_cvref_t<E>::value_type;
-} // namespace detail
 
 /// A rule on expressions, or an expression and a plain number on either side: every operation
 /// below, and a user's (zg::function, core/function.hpp).
@@ -400,13 +201,6 @@ constexpr auto operator<=>(const L& l, const U& r) {
     return l.value() <=> r;
 }
 
-// ---- Misuse with a message ----------------------------------------------------------------------
-
-namespace detail {
-template <class>
-inline constexpr bool always_false = false;
-}
-
 // An expression's type is its computation, so a loop cannot grow one: += and -= (and the
 // assignment of another expression) would change it. The messages name the remedies.
 #define ZG_EXPR_NO_ACCUMULATION_MESSAGE(symbol)                                                    \
@@ -434,25 +228,6 @@ ZG_EXPR_NO_ACCUMULATION(/=)
 #undef ZG_EXPR_NO_ACCUMULATION_MESSAGE
 
 // ---- select and let -----------------------------------------------------------------------------
-
-namespace detail {
-/// What select holds for an operand: as an operation holds an expression, a number as a
-/// constant of type T.
-template <class T, class A>
-ZG_INLINE constexpr auto select_operand(A&& a) {
-    if constexpr (Expression<A>)
-        return operand(std::forward<A>(a));
-    else
-        return constant_expr<T>{T(a)};
-}
-template <class T, class A>
-ZG_INLINE constexpr frame<T>* owner_if_expression(const A& a) {
-    if constexpr (Expression<A>)
-        return a.owner;
-    else
-        return nullptr;
-}
-} // namespace detail
 
 /// zg::select(c, a, b): a where c is true, else b. Both are evaluated (so both must be defined
 /// at the point); the gradient flows through the picked one only. Branches on values in

@@ -1,12 +1,12 @@
-// zerograd/expr/runtime/accumulate.hpp: the record of a sum swept as it is built, whose partials
+// zerograd/expr/memory/accumulate.hpp: the record of a sum swept as it is built, whose partials
 // for adjoint 1 are scaled by the adjoint that arrives (accumulator).
 #pragma once
 
 #include "zerograd/core/config.hpp"
 #include "zerograd/core/scalar.hpp"
-#include "zerograd/expr/runtime/frame.hpp"
-#include "zerograd/expr/runtime/sinks.hpp"
-#include "zerograd/expr/sweep.hpp"
+#include "zerograd/expr/memory/frame.hpp"
+#include "zerograd/expr/memory/sinks.hpp"
+#include "zerograd/expr/tree/sweep.hpp"
 
 #include <algorithm>
 #include <array>
@@ -16,7 +16,7 @@
 
 namespace zg::expr::detail {
 
-/// What a sum swept as it is built keeps (runtime/map_reduce.hpp): the partials of its value by
+/// What a sum swept as it is built keeps (reduce/map_reduce.hpp): the partials of its value by
 /// everything its elements reached, for adjoint 1. By scalar argument in `totals`; by the elements
 /// of each vector argument in `partials` (the argument's own gradient when the sum claimed it, see
 /// argument_state); by the persistent shared nodes reached, in `gathered`. Its sweep scales them by

@@ -1,16 +1,17 @@
-// zerograd/expr/runtime/log_sum_exp.hpp: zg::log_sum_exp of a few scalar expressions (a, b, ...) or
+// zerograd/expr/reduce/log_sum_exp.hpp: zg::log_sum_exp of a few scalar expressions (a, b, ...) or
 // of a std::array of them, shifted by the largest so that nothing overflows.
 #pragma once
 
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/reductions.hpp" // the rule of log_sum_exp at its edges
 #include "zerograd/core/scalar.hpp"
-#include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/operations.hpp"
-#include "zerograd/expr/runtime/frame.hpp"
-#include "zerograd/expr/runtime/map_reduce.hpp"
-#include "zerograd/expr/runtime/sinks.hpp"
-#include "zerograd/expr/sweep.hpp"
+#include "zerograd/expr/memory/frame.hpp"
+#include "zerograd/expr/memory/sinks.hpp"
+#include "zerograd/expr/ops/operations.hpp"
+#include "zerograd/expr/reduce/map_reduce.hpp"
+#include "zerograd/expr/tree/expression.hpp"
+#include "zerograd/expr/tree/shape.hpp"
+#include "zerograd/expr/tree/sweep.hpp"
 
 #include <array>
 #include <cmath>

@@ -1,20 +1,20 @@
-// zerograd/expr/runtime/nodes.hpp: the ends of a tree that the runtime layer makes, beside the
-// leaves, constants and elements of expression.hpp: a use of a subexpression kept once in the
+// zerograd/expr/tree/ends.hpp: the ends of a tree that a call makes at run time, beside the
+// leaves, constants and elements of tree/node.hpp: a use of a subexpression kept once in the
 // frame, the states and inputs of a zg::scan, and the accumulators of a reduction's loop. Each
-// says where its adjoint goes (visit_end), found by the sweep of expr/sweep.hpp.
-// visit_end is ZG_INLINE: part of the sweep's recursion (see expr/sweep.hpp).
+// says where its adjoint goes (visit_end), found by the sweep of tree/sweep.hpp.
+// visit_end is ZG_INLINE: part of the sweep's recursion (see tree/sweep.hpp).
 #pragma once
 
 #include "zerograd/core/config.hpp"
-#include "zerograd/expr/describe.hpp"
-#include "zerograd/expr/expression.hpp"
+#include "zerograd/expr/tree/describe.hpp"
+#include "zerograd/expr/tree/expression.hpp"
 
 #include <cstddef>
 
 namespace zg::expr {
 
 template <class T>
-struct shared_base; // zerograd/expr/runtime/frame.hpp: a subexpression kept once in the frame
+struct shared_base; // zerograd/expr/memory/frame.hpp: a subexpression kept once in the frame
 
 /// A number whose adjoint is added at `adjoint`: a state of a zg::scan, a step's input.
 template <class T>

@@ -1,4 +1,4 @@
-// zerograd/expr/runtime/lanes.hpp: two elements of a sum swept as it is built, evaluated and swept
+// zerograd/expr/reduce/lanes.hpp: two elements of a sum swept as it is built, evaluated and swept
 // as one tree whose scalar is a pair. The chain rule is the same template recursion; g++ and clang
 // turn each operation on a pair into one two-wide SSE2 instruction, which halves the instructions
 // of a sum's loop. (The lanes' sums are added at the end: an order of addition that differs from
@@ -8,8 +8,8 @@
 
 #include "zerograd/core/config.hpp"
 #include "zerograd/core/rules.hpp"
-#include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/runtime/nodes.hpp"
+#include "zerograd/expr/tree/ends.hpp"
+#include "zerograd/expr/tree/expression.hpp"
 
 #include <cstddef>
 #include <type_traits>

@@ -1,13 +1,13 @@
-// zerograd/expr/jacobian.hpp: zg::jacobian in expression mode, for a lambda returning several
+// zerograd/expr/entry/jacobian.hpp: zg::jacobian in expression mode, for a lambda returning several
 // scalar expressions: one evaluation, whose shared work all rows use, and one sweep per row.
 #pragma once
 
 #include "zerograd/core/arguments.hpp"
-#include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/runtime/frame.hpp"
-#include "zerograd/expr/grad.hpp"
-#include "zerograd/expr/runtime/sinks.hpp"
-#include "zerograd/expr/sweep.hpp"
+#include "zerograd/expr/entry/grad.hpp"
+#include "zerograd/expr/memory/frame.hpp"
+#include "zerograd/expr/memory/sinks.hpp"
+#include "zerograd/expr/tree/expression.hpp"
+#include "zerograd/expr/tree/sweep.hpp"
 
 #include <array>
 #include <cstddef>

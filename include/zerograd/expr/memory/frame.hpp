@@ -1,4 +1,4 @@
-// zerograd/expr/runtime/frame.hpp: the call's frame, what one zg::grad call keeps beside the trees:
+// zerograd/expr/memory/frame.hpp: the call's frame, what one zg::grad call keeps beside the trees:
 // the subexpressions its lambda uses several times (each kept once, swept once), the records of its
 // reductions, and the bookkeeping of its vector arguments' gradients.
 #pragma once
@@ -7,10 +7,12 @@
 #include "zerograd/core/error.hpp"
 #include "zerograd/core/scalar.hpp"
 #include "zerograd/core/thread_object.hpp"
-#include "zerograd/expr/runtime/arena.hpp"
-#include "zerograd/expr/runtime/nodes.hpp"
-#include "zerograd/expr/describe.hpp"
-#include "zerograd/expr/expression.hpp"
+#include "zerograd/expr/memory/arena.hpp"
+#include "zerograd/expr/memory/kept.hpp"
+#include "zerograd/expr/tree/describe.hpp"
+#include "zerograd/expr/tree/ends.hpp"
+#include "zerograd/expr/tree/expression.hpp"
+#include "zerograd/expr/tree/shape.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -27,127 +29,6 @@
 #include <vector>
 
 namespace zg::expr {
-
-template <class T>
-struct sweep_context;
-
-// ---- Shared subexpressions ----------------------------------------------------------------------
-
-/// A subexpression kept once in the frame: its value, the adjoint its uses gather, and how to
-/// sweep it (its tree's type is known where it was made, so the sweep is a function pointer).
-/// Each lives in a list in the order made, which the frame sweeps backwards: every use of a node
-/// is made after it, so each node is swept after all of its uses.
-template <class T>
-struct shared_base {
-    T value{};
-    T adjoint{};
-    void (*sweep)(shared_base&, sweep_context<T>&) = nullptr;
-    void (*destroy)(shared_base*) = nullptr; // in constant evaluation, where it was new'd
-    std::size_t (*describe)(const shared_base&, description&) = nullptr; // for printing
-    shared_base* previous = nullptr; // made just before it, in its list
-    std::uint32_t gathered_in = 0;   // the gathering (below) that last noted it
-    bool persistent = false;         // made outside element functions: lives to the end
-};
-
-template <class Tree>
-struct shared_node : shared_base<typename Tree::value_type> {
-    Tree tree;
-    values_of<Tree> values; // each slot written by evaluate
-    constexpr explicit shared_node(const Tree& t) : tree(t) {
-        if (std::is_constant_evaluated()) values = {}; // read only where written, but literal
-    }
-};
-
-/// Sweeps the nodes from `last` back to (not including) `stop`.
-template <class T>
-constexpr void sweep_list(shared_base<T>* last, shared_base<T>* stop, sweep_context<T>& context) {
-    for (shared_base<T>* node = last; node != stop; node = node->previous)
-        node->sweep(*node, context);
-}
-
-/// The shared nodes made outside an element function that a reduction's elements reached while
-/// it swept them as it was built (zerograd/expr/runtime/map_reduce.hpp): each with the adjoint it
-/// gathered then, which the reduction's own sweep scales and passes on.
-template <class T>
-struct gathered_use {
-    shared_base<T>* node;
-    T partial;
-    gathered_use* next;
-};
-
-/// The same for the states of a persistent zg::scan: the partials by each state, in a row.
-template <class T>
-struct gathered_states {
-    const state_block<T>* block;
-    T* partials;
-    gathered_states* next;
-};
-
-// ---- Vector arguments ---------------------------------------------------------------------------
-
-/// Vector argument I's gradient during a call, and who writes into it. A reduction built at the
-/// top level of the lambda that is the first node to reach the argument may claim it: it adds
-/// its partials by the argument's elements (for adjoint 1) into the gradient itself as it is
-/// built, and its sweep only records the adjoint that reached it (`scale`), as a hand-written
-/// adjoint writes its gradient in the forward loop. When the sweep ends, the gradient is scaled,
-/// and what other nodes wrote meanwhile (into `deferred`) is added.
-template <class T>
-struct argument_state {
-    std::size_t length = 0; // 0 for a number
-    T* gradient = nullptr;  // a vector argument's
-    T* deferred = nullptr;  // where others write when the gradient is claimed and shared
-    bool touched = false;   // a node's sweep writes into it
-    bool shared = false;    // ... and another's too
-    bool claimed = false;   // the first holds its partials in `gradient`
-    bool strong = false;    // the adjoint reaching the claimant may be infinite
-    T scale{};              // the adjoints that reached the claimant
-};
-
-/// A reduction that sweeps its elements as it builds them (zerograd/expr/runtime/map_reduce.hpp):
-/// nodes built meanwhile write into its record, which `reach` gives partials for the vector
-/// arguments they reach before anything is written.
-struct immediate_target {
-    void (*reach)(immediate_target&, std::uint64_t vectors);
-    std::uint64_t reached = 0; // the vector arguments it has partials for
-};
-
-// ---- Held trees' memory -------------------------------------------------------------------------
-
-namespace detail {
-/// Blocks of memory for held trees past the caller's stack (frame::hold), a stack of them per
-/// thread: a call takes blocks and gives them back to its mark when it ends, so that nested
-/// calls (a gradient inside a lambda) unwind in order.
-struct held_block {
-    std::byte* data;
-    std::byte* end;
-    std::size_t mark; // the thread's blocks in use before this one
-};
-inline constexpr std::size_t no_held_mark = std::size_t(-1);
-struct held_blocks {
-    std::vector<std::unique_ptr<std::byte[]>> blocks;
-    std::vector<std::size_t> sizes;
-    std::size_t used = 0;
-};
-/// A block of at least `bytes`: out of line and cold, and given no pointer into the caller's
-/// frame, so that the frame need not be in memory for it.
-[[gnu::cold, gnu::noinline]] inline held_block more_held_memory(std::size_t bytes) {
-    held_blocks& all = zg::detail::this_thread_object<held_blocks>();
-    while (all.used < all.blocks.size() && all.sizes[all.used] < bytes) {
-        all.blocks.erase(all.blocks.begin() + std::ptrdiff_t(all.used)); // too small: dropped
-        all.sizes.erase(all.sizes.begin() + std::ptrdiff_t(all.used));
-    }
-    if (all.used == all.blocks.size()) {
-        const std::size_t size = std::max<std::size_t>(bytes, std::size_t{1} << 16);
-        all.blocks.push_back(std::make_unique_for_overwrite<std::byte[]>(size));
-        all.sizes.push_back(size);
-    }
-    std::byte* data = all.blocks[all.used].get();
-    return {data, data + all.sizes[all.used], all.used++};
-}
-[[gnu::cold, gnu::noinline]] inline void release_held_memory(std::size_t mark) {
-    zg::detail::this_thread_object<held_blocks>().used = mark;
-}
-} // namespace detail
 
 // ---- The frame ----------------------------------------------------------------------------------
 

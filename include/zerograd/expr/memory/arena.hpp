@@ -1,4 +1,4 @@
-// zerograd/expr/runtime/arena.hpp: the call's scratch memory. Bump allocation in blocks that never
+// zerograd/expr/memory/arena.hpp: the call's scratch memory. Bump allocation in blocks that never
 // move, the first on the caller's stack, the others from a pool each thread keeps between calls:
 // after the first call, a call of the same size allocates nothing.
 // Allocation is ZG_INLINE (a bump of a pointer at every shared node); running out of a block is

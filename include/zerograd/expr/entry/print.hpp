@@ -1,11 +1,11 @@
-// zerograd/expr/print.hpp: an expression's tree as readable text and as Graphviz DOT, with each
-// node's value and the adjoint the reverse sweep gives it.
+// zerograd/expr/entry/print.hpp: an expression's tree as readable text and as Graphviz DOT, with
+// each node's value and the adjoint the reverse sweep gives it.
 #pragma once
 
-#include "zerograd/expr/describe.hpp"
-#include "zerograd/expr/expression.hpp"
-#include "zerograd/expr/runtime/frame.hpp"
-#include "zerograd/expr/grad.hpp"
+#include "zerograd/expr/entry/grad.hpp"
+#include "zerograd/expr/memory/frame.hpp"
+#include "zerograd/expr/tree/describe.hpp"
+#include "zerograd/expr/tree/expression.hpp"
 
 #include <cstddef>
 #include <map>

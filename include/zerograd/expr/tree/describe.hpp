@@ -1,10 +1,10 @@
-// zerograd/expr/describe.hpp: a tree described node by node, with its values and local partials:
-// what zg::expr::to_text prints. A shared node keeps a pointer to its tree's describe, since the
+// zerograd/expr/tree/describe.hpp: a tree described node by node, with its values and local
+// partials: what zg::expr::to_text prints. A shared node keeps a pointer to its tree's describe, since the
 // expressions that use it do not name its type.
 #pragma once
 
 #include "zerograd/core/scalar.hpp"
-#include "zerograd/expr/expression.hpp"
+#include "zerograd/expr/tree/expression.hpp"
 
 #include <cstddef>
 #include <cstdio>
