@@ -51,7 +51,7 @@ public:
     frame(const frame&) = delete;
     frame& operator=(const frame&) = delete;
     constexpr ~frame() {
-        if (held_spilled_ != detail::no_held_mark) [[unlikely]]
+        if (held_spilled_ != nullptr) [[unlikely]]
             detail::release_held_memory(held_spilled_);
         if (std::is_constant_evaluated()) {
             for (shared_base<T>* node = persistent_last_; node != nullptr;) {
@@ -85,10 +85,9 @@ public:
         // out of memory, and with it the held trees of a call that it inlines whole.
         constexpr std::size_t bytes = (sizeof(Tree) + 15) & ~std::size_t(15);
         if (std::size_t(held_end_ - held_next_) < bytes) [[unlikely]] {
-            const detail::held_block more = detail::more_held_memory(bytes);
-            if (held_spilled_ == detail::no_held_mark) held_spilled_ = more.mark;
-            held_next_ = more.data;
-            held_end_ = more.end;
+            held_spilled_ = detail::more_held_memory(bytes, held_spilled_);
+            held_next_ = reinterpret_cast<std::byte*>(held_spilled_ + 1);
+            held_end_ = held_spilled_->self.data + held_spilled_->self.size;
         }
         void* memory = held_next_;
         held_next_ += bytes;
@@ -329,7 +328,7 @@ private:
     held_base* held_last_ = nullptr;
     std::byte* held_next_ = nullptr;
     std::byte* held_end_ = nullptr;
-    std::size_t held_spilled_ = detail::no_held_mark; // the blocks taken by hold, if any
+    detail::held_spill* held_spilled_ = nullptr; // the last block hold took, if any
     immediate_target* immediate_ = nullptr; // the innermost reduction swept as it is built
     std::uint32_t depth_ = 0, gatherings_ = 0;
     bool abandoned_ = false;

@@ -5,16 +5,15 @@
 
 #include "zerograd/core/config.hpp"
 #include "zerograd/core/thread_object.hpp"
+#include "zerograd/expr/memory/arena.hpp"
 #include "zerograd/expr/tree/describe.hpp"
 #include "zerograd/expr/tree/ends.hpp"
 #include "zerograd/expr/tree/evaluate.hpp"
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
+#include <new>
 #include <type_traits>
-#include <vector>
 
 namespace zg::expr {
 
@@ -104,38 +103,27 @@ struct immediate_target {
 // ---- Held trees' memory -------------------------------------------------------------------------
 
 namespace detail {
-/// Blocks of memory for held trees past the caller's stack (frame::hold), a stack of them per
-/// thread: a call takes blocks and gives them back to its mark when it ends, so that nested
-/// calls (a gradient inside a lambda) unwind in order.
-struct held_block {
-    std::byte* data;
-    std::byte* end;
-    std::size_t mark; // the thread's blocks in use before this one
+/// A block of the thread's scratch memory (arena.hpp's pool) for held trees past the caller's
+/// stack (frame::hold). It starts with the block the call spilled into before it, so that the
+/// call gives them all back when it ends.
+struct alignas(16) held_spill {
+    block_pool::block self;
+    held_spill* before;
 };
-inline constexpr std::size_t no_held_mark = std::size_t(-1);
-struct held_blocks {
-    std::vector<std::unique_ptr<std::byte[]>> blocks;
-    std::vector<std::size_t> sizes;
-    std::size_t used = 0;
-};
-/// A block of at least `bytes`: out of line and cold, and given no pointer into the caller's
-/// frame, so that the frame need not be in memory for it.
-[[gnu::cold, gnu::noinline]] inline held_block more_held_memory(std::size_t bytes) {
-    held_blocks& all = zg::detail::this_thread_object<held_blocks>();
-    while (all.used < all.blocks.size() && all.sizes[all.used] < bytes) {
-        all.blocks.erase(all.blocks.begin() + std::ptrdiff_t(all.used)); // too small: dropped
-        all.sizes.erase(all.sizes.begin() + std::ptrdiff_t(all.used));
-    }
-    if (all.used == all.blocks.size()) {
-        const std::size_t size = std::max<std::size_t>(bytes, std::size_t{1} << 16);
-        all.blocks.push_back(std::make_unique_for_overwrite<std::byte[]>(size));
-        all.sizes.push_back(size);
-    }
-    std::byte* data = all.blocks[all.used].get();
-    return {data, data + all.sizes[all.used], all.used++};
+/// A block with room for `bytes` after its header: out of line and cold, and given no pointer
+/// into the caller's frame, so that the frame need not be in memory for it.
+[[gnu::cold, gnu::noinline]] inline held_spill* more_held_memory(std::size_t bytes,
+                                                                 held_spill* before) {
+    const block_pool::block block =
+        zg::detail::this_thread_object<block_pool>().take(sizeof(held_spill) + bytes);
+    return ::new (block.data) held_spill{block, before};
 }
-[[gnu::cold, gnu::noinline]] inline void release_held_memory(std::size_t mark) {
-    zg::detail::this_thread_object<held_blocks>().used = mark;
+[[gnu::cold, gnu::noinline]] inline void release_held_memory(held_spill* last) {
+    block_pool& pool = zg::detail::this_thread_object<block_pool>();
+    for (held_spill* before; last != nullptr; last = before) {
+        before = last->before;
+        pool.give_back(last->self);
+    }
 }
 } // namespace detail
 
