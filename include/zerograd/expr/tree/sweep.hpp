@@ -28,6 +28,16 @@ ZG_INLINE constexpr T times(const T& adjoint, const T& partial) {
     else
         return adjoint * partial;
 }
+/// The same where the sweep's recursion carries `strong` as an argument: a constant where the
+/// sweep is inlined, so that each branch folds away.
+template <class T>
+ZG_INLINE constexpr T times(const T& adjoint, const T& partial, bool strong) {
+    if constexpr (requires { adjoint == partial; })
+        return strong ? zg::detail::chain(adjoint, partial) : adjoint * partial;
+    else
+        return adjoint * partial; // two elements as one (reduce/lanes.hpp): their trees hold no
+                                  // unbounded partial, and a non-finite pair is swept apart
+}
 
 template <class Op>
 inline constexpr bool unbounded = zg::unbounded_partials<std::remove_cvref_t<Op>>;
@@ -35,12 +45,12 @@ inline constexpr bool unbounded = zg::unbounded_partials<std::remove_cvref_t<Op>
 } // namespace detail
 
 // A node without operands (below): a leaf, a constant, a shared node, a reduction.
-template <bool Strong, class Node, class T, class Sink>
-ZG_INLINE constexpr void backward_end(const Node& node, const T& adjoint, Sink& sink);
+template <class Node, class T, class Sink>
+ZG_INLINE constexpr void backward_end(const Node& node, const T& adjoint, Sink& sink, bool strong);
 // A held tree (below): where it is used, or apart for a large one.
-template <bool Strong, class Tree, class T, class Sink>
+template <class Tree, class T, class Sink>
 ZG_INLINE constexpr void backward_held(const Tree& tree, const T* values, const T& adjoint,
-                                       Sink& sink);
+                                       Sink& sink, bool strong);
 
 // ---- The chain rule -----------------------------------------------------------------------------
 
@@ -71,42 +81,52 @@ concept Sink = requires(S& sink, const T& adjoint, std::size_t i, shared_base<T>
 /// Adds `adjoint` times each local partial into the node's operands, recursively: the node's
 /// slots start at `values`. Strong: the node is below an operation whose partials may be
 /// infinite (zg::unbounded_partials), so the adjoint may be infinite and a zero partial must
-/// still give zero; elsewhere a plain product gives the same.
-template <bool Strong = false, class Node, class T, class Sink>
-ZG_INLINE constexpr void backward(const Node& node, const T* values, const T& adjoint, Sink& sink) {
+/// still give zero; elsewhere a plain product gives the same. `strong` is an argument, not a
+/// template parameter, so that a tree's plain and strong sweeps are one instantiation per node
+/// (which halves what the compiler makes of a long formula); every caller passes a constant,
+/// and the sweep is inlined into it.
+template <class Node, class T, class Sink>
+ZG_INLINE constexpr void walk_back(const Node& node, const T* values, const T& adjoint, Sink& sink,
+                                   bool strong) {
     constexpr node_kind kind = kind_of<Node>;
     if constexpr (kind == node_kind::binary) {
         using L = decltype(node.l);
         using R = decltype(node.r);
         const T* r_values = values + slot_count<L>;
-        constexpr bool strong = Strong || detail::unbounded<decltype(node.op)>;
+        const bool below = strong || detail::unbounded<decltype(node.op)>;
         const T& l = value_at(node.l, values);
         const T& r = value_at(node.r, r_values);
         const T& y = r_values[slot_count<R>];
         // A constant side needs no partial: for pow(x, 2.5) that saves a log.
         if constexpr (!is_constant<L>)
-            backward<strong>(node.l, values, detail::times<strong>(adjoint, node.op.dl(l, r, y)),
-                             sink);
+            walk_back(node.l, values, detail::times(adjoint, node.op.dl(l, r, y), below), sink,
+                      below);
         if constexpr (!is_constant<R>)
-            backward<strong>(node.r, r_values,
-                             detail::times<strong>(adjoint, node.op.dr(l, r, y)), sink);
+            walk_back(node.r, r_values, detail::times(adjoint, node.op.dr(l, r, y), below), sink,
+                      below);
     } else if constexpr (kind == node_kind::known_unary) {
-        constexpr bool strong = Strong || detail::unbounded<decltype(node.op)>;
-        backward<strong>(node.a, values, detail::times<strong>(adjoint, node.known_partial), sink);
+        const bool below = strong || detail::unbounded<decltype(node.op)>;
+        walk_back(node.a, values, detail::times(adjoint, node.known_partial, below), sink, below);
     } else if constexpr (kind == node_kind::unary) {
-        constexpr bool strong = Strong || detail::unbounded<decltype(node.op)>;
-        backward<strong>(node.a, values, detail::times<strong>(adjoint, unary_partial(node, values)),
-                         sink);
+        const bool below = strong || detail::unbounded<decltype(node.op)>;
+        walk_back(node.a, values, detail::times(adjoint, unary_partial(node, values), below), sink,
+                  below);
     } else if constexpr (kind == node_kind::select) {
         if (node.first)
-            backward<Strong>(node.a, values, adjoint, sink);
+            walk_back(node.a, values, adjoint, sink, strong);
         else
-            backward<Strong>(node.b, values + slot_count<decltype(node.a)>, adjoint, sink);
+            walk_back(node.b, values + slot_count<decltype(node.a)>, adjoint, sink, strong);
     } else if constexpr (kind == node_kind::held) {
-        backward_held<Strong>(*node.tree, values, adjoint, sink);
+        backward_held(*node.tree, values, adjoint, sink, strong);
     } else {
-        backward_end<Strong>(node, adjoint, sink);
+        backward_end(node, adjoint, sink, strong);
     }
+}
+
+/// walk_back with `strong` as a template parameter, for the callers outside the recursion.
+template <bool Strong = false, class Node, class T, class Sink>
+ZG_INLINE constexpr void backward(const Node& node, const T* values, const T& adjoint, Sink& sink) {
+    walk_back(node, values, adjoint, sink, Strong);
 }
 
 template <bool Strong, class Node, class T, class Sink>
@@ -121,13 +141,17 @@ ZG_APART void backward_apart(const Tree& tree, const T* values, const T& adjoint
     backward<Strong>(tree, values, adjoint, sink);
 }
 
-template <bool Strong, class Tree, class T, class Sink>
+template <class Tree, class T, class Sink>
 ZG_INLINE constexpr void backward_held(const Tree& tree, const T* values, const T& adjoint,
-                                       Sink& sink) {
-    if constexpr (slot_count<Tree> > inline_slots)
-        backward_apart<Strong>(tree, values, adjoint, sink);
-    else
-        backward<Strong>(tree, values, adjoint, sink);
+                                       Sink& sink, bool strong) {
+    if constexpr (slot_count<Tree> > inline_slots) {
+        if (strong)
+            backward_apart<true>(tree, values, adjoint, sink);
+        else
+            backward_apart<false>(tree, values, adjoint, sink);
+    } else {
+        walk_back(tree, values, adjoint, sink, strong);
+    }
 }
 
 /// The sweep of a tree from its root: where it is used, or apart for a large tree (see
@@ -315,19 +339,18 @@ ZG_INLINE constexpr void visit_end(const element_expr<I, T, F>& e, const T& adjo
 }
 
 /// A node without operands: an end above, or a reduction, whose node sweeps its elements.
-template <bool Strong, class Node, class T, class Sink>
-ZG_INLINE constexpr void backward_end(const Node& node, const T& adjoint, Sink& sink) {
+template <class Node, class T, class Sink>
+ZG_INLINE constexpr void backward_end(const Node& node, const T& adjoint, Sink& sink,
+                                      bool strong) {
     constexpr node_kind kind = kind_of<Node>;
     if constexpr (kind == node_kind::reduction) {
         // A reduction. A zero adjoint passes nothing, even where an element's partial is
         // infinite (a sum of cbrt at 0 under relu's dead side); an infinite one (sqrt of a sum
         // that is 0) nothing through an element's zero partial.
         if (zg::detail::is_zero(adjoint)) return;
-        if constexpr (Strong) {
-            if (!zg::detail::is_finite(adjoint)) [[unlikely]] {
-                node.template backward<true>(adjoint, sink);
-                return;
-            }
+        if (strong && !zg::detail::is_finite(adjoint)) [[unlikely]] {
+            node.template backward<true>(adjoint, sink);
+            return;
         }
         node.template backward<false>(adjoint, sink);
     } else if constexpr (kind == node_kind::argument || kind == node_kind::constant ||
