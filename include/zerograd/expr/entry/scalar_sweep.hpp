@@ -203,6 +203,18 @@ ZG_INLINE constexpr bool any_nan(const std::array<T, N>& gradient) {
     return nan;
 }
 
+/// A plain sweep's value and gradient, and whether the gradient holds a NaN: the sweep is then
+/// done again with strong zeros (see sweep_frameless_in).
+template <class T, std::size_t N>
+struct plain_sweep {
+    scalar_sweep<T, N> result;
+    bool nan = false;
+};
+
+/// Trees of up to this many slots that met a NaN are swept again with strong zeros where they
+/// were swept, without a call: their gradient then never passes through memory.
+inline constexpr std::size_t strong_again_inline_slots = 16;
+
 /// A call whose result needs no frame (see frameless): what a hand-written adjoint computes and
 /// nothing else. Its frame object holds what f builds on the way and does not return (a named
 /// intermediate it compares, say): it has no memory of its own until then, is not this thread's
@@ -212,14 +224,14 @@ ZG_INLINE constexpr bool any_nan(const std::array<T, N>& gradient) {
 /// Zeros are strong where a NaN would come out otherwise. A plain product differs from a strong
 /// one only by a NaN (0 times an infinity), and a NaN adjoint reaches a leaf (adjoints only add
 /// and multiply), so a plain sweep with no NaN in its gradient is right; one with a NaN is done
-/// again with strong zeros, f called a second time.
+/// again with strong zeros: here for a small tree, else by sweep_frameless, f called again.
 ///
 /// The adjoints of the leaves every sweep reaches start at -0.0, which the first addition then
 /// drops, as a hand-written adjoint assigns its first term (such a gradient that is exactly
 /// zero may come out as -0.0, as it does by hand).
 template <scalar_call Call, class T, std::size_t N, class F>
-ZG_INLINE constexpr scalar_sweep<T, N> sweep_frameless_in(frame<T>& call, F& f,
-                                                          const std::array<T, N>& values) {
+ZG_INLINE constexpr plain_sweep<T, N> sweep_frameless_in(frame<T>& call, F& f,
+                                                         const std::array<T, N>& values) {
     const auto y = call_on_leaves(f, values, &call, std::make_index_sequence<N>{});
     if constexpr (Expression<decltype(y)>) {
         using tree = tree_of<decltype(y)>;
@@ -230,17 +242,23 @@ ZG_INLINE constexpr scalar_sweep<T, N> sweep_frameless_in(frame<T>& call, F& f,
         const auto slots = evaluated(y.tree);
         sweep_tree(y.tree, slots.data(), T(1), context);
         const T value = value_at(y.tree, slots.data());
-        if (any_nan(grad)) [[unlikely]]
-            return {value, gradient_with_strong_zeros(f, values)};
-        return {value, grad};
+        if constexpr (slot_count<tree> <= strong_again_inline_slots) {
+            if (any_nan(grad)) [[unlikely]] {
+                grad = {};
+                sweep_tree<true>(y.tree, slots.data(), T(1), context);
+            }
+            return {{value, grad}, false};
+        } else {
+            return {{value, grad}, any_nan(grad)};
+        }
     } else {
-        return {T(y), {}};
+        return {{T(y), {}}, false};
     }
 }
 /// sweep_frameless where f's tree holds parts of itself (a long formula): they start on this
-/// stack, and the walks through them are inlined here.
+/// stack, and the walks through them, and f itself, are inlined here.
 template <scalar_call Call, class T, std::size_t N, class F>
-[[gnu::flatten]] inline constexpr scalar_sweep<T, N> sweep_frameless_holding(
+[[gnu::flatten]] inline constexpr plain_sweep<T, N> sweep_frameless_holding(
     F& f, const std::array<T, N>& values) {
     if (std::is_constant_evaluated()) {
         frame<T> call{std::span<argument_state<T>>{}, id_of<F>};
@@ -252,7 +270,8 @@ template <scalar_call Call, class T, std::size_t N, class F>
     return sweep_frameless_in<Call>(call, f, values);
 }
 template <scalar_call Call, class T, std::size_t N, class F>
-ZG_INLINE constexpr scalar_sweep<T, N> sweep_frameless(F& f, const std::array<T, N>& values) {
+ZG_INLINE constexpr plain_sweep<T, N> sweep_frameless_plainly(F& f,
+                                                              const std::array<T, N>& values) {
     using result = decltype(call_on_leaves(f, values, static_cast<frame<T>*>(nullptr),
                                            std::make_index_sequence<N>{}));
     if constexpr (Expression<result>) {
@@ -261,6 +280,18 @@ ZG_INLINE constexpr scalar_sweep<T, N> sweep_frameless(F& f, const std::array<T,
     }
     frame<T> call{std::span<argument_state<T>>{}, id_of<F>};
     return sweep_frameless_in<Call>(call, f, values);
+}
+/// The sweep of a frameless call. A gradient that met a NaN is computed again with strong zeros
+/// after the frame and the memory of its held trees are gone: a call made while they live could
+/// read them, which would keep every store of the held trees in memory.
+template <scalar_call Call, class T, std::size_t N, class F>
+ZG_INLINE constexpr scalar_sweep<T, N> sweep_frameless(F& f, const std::array<T, N>& values) {
+    plain_sweep<T, N> plain = sweep_frameless_plainly<Call>(f, values);
+    if constexpr (Expression<scalar_result_of<T, N, F>>) {
+        if (plain.nan) [[unlikely]]
+            plain.result.grad = gradient_with_strong_zeros(f, values);
+    }
+    return plain.result;
 }
 
 /// sweep_scalars at run time: the frame starts on this stack, and verbs without an expression to

@@ -140,7 +140,8 @@ ZG_INLINE constexpr void evaluate_held(const Tree& tree, T* values) {
 
 template <class Tree>
 ZG_APART constexpr values_of<Tree> evaluated_apart(const Tree& tree) {
-    values_of<Tree> values{};
+    values_of<Tree> values; // not cleared: evaluate writes every slot
+    if constexpr (slot_count<Tree> == 0) values[0] = {}; // (the one of a tree without any)
     evaluate(tree, values.data());
     return values;
 }
@@ -151,7 +152,8 @@ ZG_INLINE constexpr values_of<Tree> evaluated(const Tree& tree) {
     if constexpr (slot_count<Tree> > inline_slots) {
         return evaluated_apart(tree);
     } else {
-        values_of<Tree> values{};
+        values_of<Tree> values; // not cleared: evaluate writes every slot
+        if constexpr (slot_count<Tree> == 0) values[0] = {};
         evaluate(tree, values.data());
         return values;
     }

@@ -109,8 +109,19 @@ ZG_INLINE constexpr void walk_back(const Node& node, const T* values, const T& a
         walk_back(node.a, values, detail::times(adjoint, node.known_partial, below), sink, below);
     } else if constexpr (kind == node_kind::unary) {
         const bool below = strong || detail::unbounded<decltype(node.op)>;
-        walk_back(node.a, values, detail::times(adjoint, unary_partial(node, values), below), sink,
-                  below);
+        if constexpr (own_slots<Node> == 1 &&
+                      requires { node.op.times_dx(adjoint, adjoint, adjoint); }) {
+            // A rule that multiplies by its partial in its own order (square: 2 on the
+            // adjoint's side, where it folds with a constant one).
+            const T through =
+                below ? detail::times(adjoint, unary_partial(node, values), true)
+                      : node.op.times_dx(adjoint, value_at(node.a, values),
+                                         values[slot_count<decltype(node.a)>]);
+            walk_back(node.a, values, through, sink, below);
+        } else {
+            walk_back(node.a, values, detail::times(adjoint, unary_partial(node, values), below),
+                      sink, below);
+        }
     } else if constexpr (kind == node_kind::select) {
         if (node.first)
             walk_back(node.a, values, adjoint, sink, strong);
