@@ -126,7 +126,7 @@ template <class Tree>
 inline constexpr bool held_walks_made = [] {
     using T = typename Tree::value_type;
     (void)slot_count<Tree>, (void)static_tree<Tree>, (void)leaves_of<Tree>, (void)sure_leaves<Tree>,
-        (void)weight<Tree>, (void)may_absorb<Tree>, (void)id_of<call_of<Tree>>;
+        (void)weight<Tree>, (void)may_absorb<Tree>, (void)holds_any<Tree>, (void)id_of<call_of<Tree>>;
     if constexpr (slot_count<Tree> > inline_slots) {
         (void)&evaluate_apart<Tree, T>;
         (void)&absorbs_nothing_apart<Tree, T>;

@@ -31,8 +31,9 @@ inline constexpr std::size_t own_slots<held_expr<Tree>> = 0; // its value is its
 
 /// Whether a tree holds a part of itself through a pointer (held_expr).
 template <class Node>
-inline constexpr bool holds_any =
-    kind_of<Node> == node_kind::held || holds_any<operands_of<Node>>;
+inline constexpr bool holds_any = holds_any<operands_of<Node>>;
+template <class Tree>
+inline constexpr bool holds_any<held_expr<Tree>> = true; // (not looking further down)
 template <class... Operands>
 inline constexpr bool holds_any<operand_list<Operands...>> = (false || ... || holds_any<Operands>);
 
